@@ -1,0 +1,167 @@
+"""The `tandem` command (DESIGN.md §3). Errors a user can act on print one line, no traceback."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from lsp_server.errors import TandemError
+
+
+def read_source(path: Path) -> str:
+    """Read a source file as the editor would see it; refuse binaries and non-UTF-8 bytes."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise TandemError(f"{path}: is a directory, not a file")
+    except OSError as exc:
+        raise TandemError(f"{path}: cannot read ({exc.strerror or exc})")
+    if b"\x00" in data[:8192]:
+        raise TandemError(f"{path}: looks like a binary file (NUL bytes); nothing to complete")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TandemError(f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})")
+
+
+def _engine(args):
+    from lsp_server.inference.engine import get_engine
+
+    engine = get_engine(args.model, args.precision, args.threads)
+    engine.warm_up()
+    return engine
+
+
+def _request(args, prefix: str, suffix: str):
+    from lsp_server.completion import CompletionRequest
+
+    return CompletionRequest(prefix=prefix, suffix=suffix, multiline=args.multiline,
+                             reuse_prefix=not args.no_reuse, speculate=not args.no_speculate)
+
+
+def cmd_complete(args) -> int:
+    from lsp_server.completion import complete
+    from lsp_server.protocol import detect_eol, normalise_eol, offset_at
+
+    if args.batch:
+        return complete_batch(args)
+    if args.file is None or args.line is None or args.character is None:
+        raise TandemError("usage: tandem complete FILE --line L --character C [--json]  (or --batch IN.jsonl)")
+    raw = read_source(Path(args.file))
+    eol = detect_eol(raw)
+    text = normalise_eol(raw)
+    at = offset_at(text, args.line, args.character)
+    engine = _engine(args)
+    result = complete(engine, _request(args, text[:at], text[at:]))
+    shown = result.text.replace("\n", eol)
+    if args.json:
+        out = result.as_dict() | {"completion": shown, "path": args.file, "line": args.line,
+                                  "character": args.character, "model": engine.spec.name, "precision": engine.precision}
+        print(json.dumps(out))
+    else:
+        print(shown)
+        print(f"({result.latency_ms:.0f} ms, {engine.spec.name} {engine.precision})", file=sys.stderr)
+    return 0
+
+
+def complete_batch(args) -> int:
+    from lsp_server.completion import complete
+
+    try:
+        lines = Path(args.batch).read_text().splitlines()
+    except OSError as exc:
+        raise TandemError(f"{args.batch}: cannot read ({exc.strerror or exc})")
+    engine = _engine(args)
+    failed = 0
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            prefix, suffix = item["prefix"], item.get("suffix", "")
+            if not isinstance(prefix, str) or not isinstance(suffix, str):
+                raise TypeError("prefix and suffix must be strings")
+        except (ValueError, KeyError, TypeError) as exc:
+            failed += 1
+            print(json.dumps({"id": None, "error": f"line {n}: {exc.__class__.__name__}: {exc}"}), flush=True)
+            continue
+        started = time.perf_counter()
+        result = complete(engine, _request(args, prefix, suffix))
+        print(json.dumps({"id": item.get("id"), "completion": result.text,
+                          "latency_ms": round((time.perf_counter() - started) * 1000, 1)}), flush=True)
+    return 1 if failed else 0
+
+
+def cmd_models(args) -> int:
+    from lsp_server.model_store import install as inst
+    from lsp_server.model_store.manifest import load_manifest
+
+    manifest = load_manifest()
+    if args.action == "install":
+        spec = manifest.get(args.name)
+        precisions = [args.precision] if args.precision else None
+        for s in inst.install(spec, precisions):
+            mark = "ok" if s.installed else "not built"
+            print(f"{s.name} {s.precision}: {mark} {s.size / 1e6:.0f} MB {s.path}")
+        return 0
+    if args.action == "list":
+        default = manifest.default
+        for spec in manifest.models.values():
+            for s in inst.states(spec):
+                active = " (active)" if spec.name == default and s.precision == spec.default_precision else ""
+                state = f"installed {s.size / 1e6:.0f} MB" if s.installed else "not installed"
+                print(f"{spec.name:<22} {s.precision:<5} {state}{active}  {spec.description}")
+        return 0
+    if args.action == "verify":
+        names = [args.name] if args.name else list(manifest.models)
+        problems = []
+        for name in names:
+            problems += inst.verify(manifest.get(name))
+        for p in problems:
+            print(p, file=sys.stderr)
+        print("all installed files match their sha256" if not problems else f"{len(problems)} problem(s); "
+              "run `tandem models install` to rebuild")
+        return 1 if problems else 0
+    raise TandemError(f"unknown models action {args.action}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="tandem", description="Tandem: local-first AI pair for code editors")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("complete", help="one inline completion at a 0-based LSP position of a file")
+    c.add_argument("file", nargs="?")
+    c.add_argument("--line", type=int)
+    c.add_argument("--character", type=int)
+    c.add_argument("--json", action="store_true")
+    c.add_argument("--batch", metavar="IN.jsonl", help='lines {"id","path","prefix","suffix"} → {"id","completion","latency_ms"}')
+    c.add_argument("--model", default=None)
+    c.add_argument("--precision", default=None, choices=["int8", "int4"])
+    c.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (0: all cores)")
+    c.add_argument("--multiline", default="auto", choices=["auto", "always", "never"])
+    c.add_argument("--no-reuse", action="store_true", help="recompute the whole prompt every time (benchmarks)")
+    c.add_argument("--no-speculate", action="store_true", help="plain greedy decoding (benchmarks)")
+    c.set_defaults(func=cmd_complete)
+
+    m = sub.add_parser("models", help="install, list and verify local models")
+    m.add_argument("action", choices=["install", "list", "verify"])
+    m.add_argument("name", nargs="?")
+    m.add_argument("--precision", default=None, choices=["int8", "int4"])
+    m.set_defaults(func=cmd_models)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except TandemError as exc:
+        print(f"tandem: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("tandem: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

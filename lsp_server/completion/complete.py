@@ -1,0 +1,83 @@
+"""The completion orchestrator: one short function over the stages (Continue's
+CompletionProvider is the model). Pure stages, the engine is the only I/O."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass, field
+
+from lsp_server.completion.context import fit_window
+from lsp_server.completion.formats import build_prompt, format_for
+from lsp_server.completion.postprocess import CursorContext, postprocess, should_stop, wants_multiline
+from lsp_server.inference.engine import Engine
+from lsp_server.inference.generate import GenerationConfig, GenerationStats
+
+MAX_TYPED_CHARS = 1000  # a "line" longer than this is data (minified code, a blob): no suggestion
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    prefix: str
+    suffix: str
+    multiline: str = "auto"          # auto | always | never
+    max_tokens: int = 32             # single-line budget
+    max_tokens_multiline: int = 128
+    prefix_tokens: int = 1024
+    suffix_tokens: int = 96
+    reuse_prefix: bool = True
+    speculate: bool = True
+
+
+@dataclass
+class CompletionResult:
+    text: str
+    latency_ms: float
+    multiline: bool = False
+    raw: str = ""
+    stats: GenerationStats = field(default_factory=GenerationStats)
+
+    def as_dict(self) -> dict:
+        return {"completion": self.text, "latency_ms": round(self.latency_ms, 1), "multiline": self.multiline,
+                "stats": self.stats.as_dict()}
+
+
+def cursor_context(prefix: str, suffix: str, mode: str) -> CursorContext:
+    head, _, typed = prefix.rpartition("\n")
+    previous = next((ln for ln in reversed(head.split("\n")) if ln.strip()), "") if head else ""
+    line_suffix, _, rest = suffix.partition("\n")
+    multiline = {"always": True, "never": False}.get(mode, None)
+    if multiline is None:
+        multiline = wants_multiline(previous, typed, line_suffix)
+    return CursorContext(typed=typed, line_suffix=line_suffix, following=tuple(rest.split("\n")[:3]),
+                         previous=previous, multiline=multiline)
+
+
+def complete(engine: Engine, req: CompletionRequest, cancelled: Callable[[], bool] = lambda: False) -> CompletionResult:
+    started = time.perf_counter()
+    ctx = cursor_context(req.prefix, req.suffix, req.multiline)
+    if len(ctx.typed) > MAX_TYPED_CHARS:
+        return CompletionResult("", (time.perf_counter() - started) * 1000, ctx.multiline)
+    tok = engine.tokenizer
+    window = fit_window(tok, req.prefix, req.suffix, req.prefix_tokens, req.suffix_tokens)
+    prompt = build_prompt(format_for(engine.spec), tok, window)
+    cfg = GenerationConfig(
+        max_new_tokens=req.max_tokens_multiline if ctx.multiline else req.max_tokens,
+        stop_ids=engine.stop_ids,
+        first_token_ids=tok.ids_starting_with(prompt.heal) if prompt.heal else None,
+        reuse_prefix=req.reuse_prefix,
+        speculate=req.speculate,
+    )
+    stats = GenerationStats()
+    generated: list[int] = []
+    heal = prompt.heal.decode("utf-8", errors="replace")
+    text = ""
+    with closing(engine.generate(prompt.ids, cfg, cancelled, stats)) as tokens:
+        for t in tokens:
+            generated.append(t)
+            text = tok.decode(generated)[len(heal):]
+            if should_stop(text, ctx):
+                stats.stop_reason = stats.stop_reason or "filter"
+                break
+    final = "" if stats.cancelled else postprocess(text, ctx)
+    return CompletionResult(final, (time.perf_counter() - started) * 1000, ctx.multiline, text, stats)

@@ -1,0 +1,87 @@
+"""The process-wide inference engine: one loaded model, one generator (one KV cache), one lock.
+
+Generation is serialised (there is one KV cache and two cores); callers cancel by passing a
+predicate that the loop checks between forward passes, so a newer request never waits long.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsp_server.errors import ModelNotInstalled, TandemError
+from lsp_server.inference.decoder import Decoder
+from lsp_server.inference.generate import GenerationConfig, GenerationStats, Generator
+from lsp_server.inference.tokenizer import TokenizerWrapper
+from lsp_server.model_store.install import variant_intact
+from lsp_server.model_store.manifest import ModelSpec, load_manifest
+from lsp_server.model_store.paths import variant_dir
+
+
+@dataclass(frozen=True)
+class EngineKey:
+    model: str
+    precision: str
+    threads: int
+
+
+class Engine:
+    def __init__(self, spec: ModelSpec, precision: str, threads: int = 0) -> None:
+        vdir = variant_dir(spec.name, precision)
+        if precision not in spec.precisions:
+            raise TandemError(f"model {spec.name} has no {precision} variant (have: {', '.join(spec.precisions)})")
+        if not variant_intact(vdir):
+            raise ModelNotInstalled(f"model {spec.name} ({precision}) is not installed or is incomplete in {vdir}; "
+                                    f"run `tandem models install {spec.name}`")
+        self.spec = spec
+        self.precision = precision
+        self.path: Path = vdir
+        started = time.perf_counter()
+        try:
+            self.decoder = Decoder(vdir, threads=threads)
+            self.tokenizer = TokenizerWrapper(vdir / "tokenizer.json")
+        except Exception as exc:  # corrupt file, wrong graph: actionable message, not a traceback
+            raise ModelNotInstalled(f"model {spec.name} ({precision}) in {vdir} could not be loaded ({exc.__class__.__name__}: "
+                                    f"{str(exc).splitlines()[0][:200]}); run `tandem models verify` or reinstall") from exc
+        self.load_seconds = time.perf_counter() - started
+        self.generator = Generator(self.decoder)
+        self.lock = threading.Lock()
+        ids = (self.tokenizer.token_id(t) for t in spec.stop_tokens)
+        self.stop_ids = frozenset(i for i in ids if i is not None)
+        self.warm = False
+
+    def warm_up(self) -> None:
+        """One short generation so the first user request does not pay for lazy ORT init."""
+        cfg = GenerationConfig(max_new_tokens=2, stop_ids=self.stop_ids, speculate=False, reuse_prefix=False)
+        with self.lock:
+            for _ in self.generator.generate(self.tokenizer.encode("def main():\n    "), cfg):
+                pass
+            self.generator.reset()
+        self.warm = True
+
+    def generate(self, prompt: list[int], cfg: GenerationConfig, cancelled: Callable[[], bool] = lambda: False,
+                 stats: GenerationStats | None = None) -> Iterator[int]:
+        """Stream tokens while holding the engine lock. Iterate to the end or close() the iterator."""
+        with self.lock:
+            yield from self.generator.generate(prompt, cfg, cancelled, stats)
+
+    def describe(self) -> dict:
+        return {"model": self.spec.name, "precision": self.precision, "path": str(self.path),
+                "providers": self.decoder.providers, "load_seconds": round(self.load_seconds, 3), "warm": self.warm}
+
+
+_engines: dict[EngineKey, Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def get_engine(model: str | None = None, precision: str | None = None, threads: int = 0) -> Engine:
+    """The shared engine for this process (loaded once per model/precision/threads)."""
+    spec = load_manifest().get(model)
+    key = EngineKey(spec.name, precision or spec.default_precision, threads)
+    with _engines_lock:
+        if key not in _engines:
+            _engines.clear()  # one model in memory at a time
+            _engines[key] = Engine(spec, key.precision, threads)
+        return _engines[key]

@@ -1,0 +1,174 @@
+"""Greedy generation with KV-cache prefix reuse and prompt-lookup speculative decoding.
+
+The loop is deliberately small (nanoGPT's sample.py is the model): it keeps one KV cache (the
+tokens it was computed for and the arrays), so the next request recomputes only what differs
+from the longest common token prefix; drafts are copied from earlier text (prompt lookup) and
+verified in one forward pass. Greedy verification keeps the output token-for-token identical to
+plain greedy decoding (tests/integration/test_engine.py proves it).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lsp_server.inference.decoder import KV, Decoder
+
+
+@dataclass
+class GenerationConfig:
+    max_new_tokens: int = 48
+    stop_ids: frozenset[int] = frozenset()
+    # Token healing: the first generated token must be one of these ids (None: unconstrained).
+    first_token_ids: np.ndarray | None = None
+    reuse_prefix: bool = True
+    speculate: bool = True
+    draft_len: int = 8
+    ngram_max: int = 3
+    ngram_min: int = 2
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    forward_passes: int = 0
+    generated: int = 0
+    drafted: int = 0
+    accepted: int = 0
+    cancelled: bool = False
+    stop_reason: str = ""
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def common_prefix_len(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def lookup_draft(context: list[int], ngram_max: int, ngram_min: int, max_len: int) -> list[int]:
+    """Prompt lookup: find the latest earlier occurrence of the context's last n tokens and
+    propose the tokens that followed it there (longest n first)."""
+    size = len(context)
+    for n in range(ngram_max, ngram_min - 1, -1):
+        if size <= n:
+            continue
+        tail = context[-n:]
+        first = tail[0]
+        for start in range(size - n - 1, -1, -1):
+            if context[start] == first and context[start:start + n] == tail:
+                follow = context[start + n:start + n + max_len]
+                if follow:
+                    return follow
+    return []
+
+
+@dataclass
+class _Cache:
+    ids: list[int] = field(default_factory=list)
+    past: KV | None = None
+
+
+class Generator:
+    """Not thread-safe: the engine serialises access."""
+
+    def __init__(self, decoder: Decoder) -> None:
+        self.decoder = decoder
+        self.cache = _Cache()
+
+    def reset(self) -> None:
+        self.cache = _Cache()
+
+    def _extend(self, ids: list[int], keep: int) -> np.ndarray:
+        past = self.cache.past if self.cache.past is not None else self.decoder.empty_past()
+        logits, self.cache.past = self.decoder.forward(ids, past, keep)
+        self.cache.ids = self.cache.ids + ids
+        return logits
+
+    def _truncate(self, n: int) -> None:
+        if self.cache.past is not None and len(self.cache.ids) > n:
+            self.cache.past = self.decoder.truncate(self.cache.past, n)
+            self.cache.ids = self.cache.ids[:n]
+
+    def prefill(self, prompt: list[int], cfg: GenerationConfig, stats: GenerationStats) -> np.ndarray:
+        """Bring the cache to `prompt` and return the logits after its last token."""
+        reuse = common_prefix_len(self.cache.ids, prompt) if cfg.reuse_prefix else 0
+        reuse = min(reuse, len(prompt) - 1)  # the last token is always run: its logits are needed
+        if reuse <= 0:
+            self.reset()
+            reuse = 0
+        self._truncate(reuse)
+        stats.prompt_tokens = len(prompt)
+        stats.reused_tokens = reuse
+        stats.forward_passes += 1
+        return self._extend(prompt[reuse:], keep=1)[-1]
+
+    def generate(self, prompt: list[int], cfg: GenerationConfig,
+                 cancelled: Callable[[], bool] = lambda: False,
+                 stats: GenerationStats | None = None) -> Iterator[int]:
+        """Yield greedy tokens one by one. The caller may stop iterating at any time; the cache
+        stays consistent because it is only updated between forward passes."""
+        stats = stats if stats is not None else GenerationStats()
+        if not prompt:
+            raise ValueError("empty prompt")
+        if cancelled():
+            stats.cancelled, stats.stop_reason = True, "cancelled"
+            return
+        logits = self.prefill(prompt, cfg, stats)
+        if cfg.first_token_ids is not None and len(cfg.first_token_ids):
+            masked = np.full_like(logits, -np.inf)
+            masked[cfg.first_token_ids] = logits[cfg.first_token_ids]
+            logits = masked
+        token = int(np.argmax(logits))
+        generated: list[int] = []
+        while True:
+            if token in cfg.stop_ids:
+                stats.stop_reason = "stop_token"
+                return
+            generated.append(token)
+            stats.generated += 1
+            yield token
+            if len(generated) >= cfg.max_new_tokens:
+                stats.stop_reason = "max_tokens"
+                return
+            if cancelled():
+                stats.cancelled, stats.stop_reason = True, "cancelled"
+                return
+            draft: list[int] = []
+            if cfg.speculate:
+                room = cfg.max_new_tokens - len(generated)
+                draft = lookup_draft(self.cache.ids + [token], cfg.ngram_max, cfg.ngram_min, min(cfg.draft_len, room))
+            stats.forward_passes += 1
+            if not draft:
+                token = int(np.argmax(self._extend([token], keep=1)[-1]))
+                continue
+            # Verify: logits row j predicts the token after [token] + draft[:j].
+            base = len(self.cache.ids)
+            rows = self._extend([token] + draft, keep=len(draft) + 1)
+            best = np.argmax(rows, axis=-1)
+            stats.drafted += len(draft)
+            ok = 0
+            while ok < len(draft) and int(best[ok]) == draft[ok]:
+                ok += 1
+            stats.accepted += ok
+            self._truncate(base + 1 + ok)  # drop the KV of rejected draft tokens
+            for t in draft[:ok]:
+                if t in cfg.stop_ids:
+                    stats.stop_reason = "stop_token"
+                    return
+                generated.append(t)
+                stats.generated += 1
+                yield t
+                if len(generated) >= cfg.max_new_tokens:
+                    stats.stop_reason = "max_tokens"
+                    return
+                if cancelled():
+                    stats.cancelled, stats.stop_reason = True, "cancelled"
+                    return
+            token = int(best[ok])

@@ -1,0 +1,83 @@
+"""Typed view of models/manifest.toml."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+
+from lsp_server.errors import TandemError
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    member: str  # path of the weight file inside the wheel
+
+
+@dataclass(frozen=True)
+class FimTokens:
+    prefix: str
+    suffix: str
+    middle: str
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    description: str
+    licence: str
+    format: str
+    size: int
+    sha256: str
+    precisions: tuple[str, ...]
+    packages: tuple[Package, ...]
+    stop_tokens: tuple[str, ...]
+    fim: FimTokens | None = None
+    role: str = "completion"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def default_precision(self) -> str:
+        return self.precisions[0]
+
+
+@dataclass(frozen=True)
+class Manifest:
+    default: str
+    models: dict[str, ModelSpec]
+
+    def get(self, name: str | None) -> ModelSpec:
+        name = name or self.default
+        if name not in self.models:
+            raise TandemError(f"unknown model {name!r}; known: {', '.join(sorted(self.models))}")
+        return self.models[name]
+
+
+def manifest_text() -> str:
+    return resources.files("lsp_server.models_data").joinpath("manifest.toml").read_text()
+
+
+def parse_manifest(text: str) -> Manifest:
+    raw = tomllib.loads(text)
+    models = {}
+    for name, m in raw["models"].items():
+        fim = m.get("fim")
+        models[name] = ModelSpec(
+            name=name,
+            description=m["description"],
+            licence=m["licence"],
+            format=m["format"],
+            size=int(m["size"]),
+            sha256=m["sha256"],
+            precisions=tuple(m["precisions"]),
+            packages=tuple(Package(**p) for p in m["packages"]),
+            stop_tokens=tuple(fim["stop"] if fim else m.get("stop_tokens", ())),
+            fim=FimTokens(fim["prefix"], fim["suffix"], fim["middle"]) if fim else None,
+            role=m.get("role", "completion"),
+        )
+    return Manifest(default=raw["default"], models=models)
+
+
+def load_manifest() -> Manifest:
+    return parse_manifest(manifest_text())

