@@ -12,6 +12,7 @@ from lsp_server.completion.formats import build_prompt, format_for
 from lsp_server.completion.postprocess import CursorContext, postprocess, should_stop, wants_multiline
 from lsp_server.inference.engine import Engine
 from lsp_server.inference.generate import GenerationConfig, GenerationStats
+from lsp_server.inference.tokenizer import Healer
 
 MAX_TYPED_CHARS = 1000  # a "line" longer than this is data (minified code, a blob): no suggestion
 
@@ -64,7 +65,7 @@ def complete(engine: Engine, req: CompletionRequest, cancelled: Callable[[], boo
     cfg = GenerationConfig(
         max_new_tokens=req.max_tokens_multiline if ctx.multiline else req.max_tokens,
         stop_ids=engine.stop_ids,
-        first_token_ids=tok.ids_starting_with(prompt.heal) if prompt.heal else None,
+        healer=Healer(tok, prompt.heal) if prompt.heal else None,
         reuse_prefix=req.reuse_prefix,
         speculate=req.speculate,
     )

@@ -59,6 +59,7 @@ class Engine:
             for _ in self.generator.generate(self.tokenizer.encode("def main():\n    "), cfg):
                 pass
             self.generator.reset()
+        self.tokenizer.healing_candidates(b" ")  # builds the byte-level vocabulary table once
         self.warm = True
 
     def generate(self, prompt: list[int], cfg: GenerationConfig, cancelled: Callable[[], bool] = lambda: False,

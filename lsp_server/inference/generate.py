@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lsp_server.inference.decoder import KV, Decoder
+from lsp_server.inference.tokenizer import Healer
 
 
 @dataclass
 class GenerationConfig:
     max_new_tokens: int = 48
     stop_ids: frozenset[int] = frozenset()
-    # Token healing: the first generated token must be one of these ids (None: unconstrained).
-    first_token_ids: np.ndarray | None = None
+    # Token healing (None: unconstrained); stateful, so one per generation.
+    healer: Healer | None = None
     reuse_prefix: bool = True
     speculate: bool = True
     draft_len: int = 8
@@ -109,6 +110,15 @@ class Generator:
         stats.forward_passes += 1
         return self._extend(prompt[reuse:], keep=1)[-1]
 
+    @staticmethod
+    def _pick(logits: np.ndarray, healer: Healer | None) -> int:
+        if healer is None:
+            return int(np.argmax(logits))
+        allowed = healer.allowed()
+        token = int(allowed[np.argmax(logits[allowed])]) if len(allowed) else int(np.argmax(logits))
+        healer.consume(token)
+        return token
+
     def generate(self, prompt: list[int], cfg: GenerationConfig,
                  cancelled: Callable[[], bool] = lambda: False,
                  stats: GenerationStats | None = None) -> Iterator[int]:
@@ -120,12 +130,8 @@ class Generator:
         if cancelled():
             stats.cancelled, stats.stop_reason = True, "cancelled"
             return
-        logits = self.prefill(prompt, cfg, stats)
-        if cfg.first_token_ids is not None and len(cfg.first_token_ids):
-            masked = np.full_like(logits, -np.inf)
-            masked[cfg.first_token_ids] = logits[cfg.first_token_ids]
-            logits = masked
-        token = int(np.argmax(logits))
+        healer = cfg.healer if cfg.healer is not None and cfg.healer.active else None
+        token = self._pick(self.prefill(prompt, cfg, stats), healer)
         generated: list[int] = []
         while True:
             if token in cfg.stop_ids:
@@ -141,12 +147,14 @@ class Generator:
                 stats.cancelled, stats.stop_reason = True, "cancelled"
                 return
             draft: list[int] = []
-            if cfg.speculate:
+            if healer is not None and not healer.active:
+                healer = None
+            if cfg.speculate and healer is None:
                 room = cfg.max_new_tokens - len(generated)
                 draft = lookup_draft(self.cache.ids + [token], cfg.ngram_max, cfg.ngram_min, min(cfg.draft_len, room))
             stats.forward_passes += 1
             if not draft:
-                token = int(np.argmax(self._extend([token], keep=1)[-1]))
+                token = self._pick(self._extend([token], keep=1)[-1], healer)
                 continue
             # Verify: logits row j predicts the token after [token] + draft[:j].
             base = len(self.cache.ids)

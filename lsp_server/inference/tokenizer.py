@@ -41,6 +41,19 @@ class TokenizerWrapper:
         return self.tok.token_to_id(token)
 
     @cached_property
+    def _bytes_by_id(self) -> dict[int, bytes]:
+        keys, ids = self._sorted_vocab
+        return dict(zip(ids, keys))
+
+    @cached_property
+    def _id_by_bytes(self) -> dict[bytes, int]:
+        keys, ids = self._sorted_vocab
+        return dict(zip(keys, ids))
+
+    def token_bytes(self, token_id: int) -> bytes:
+        return self._bytes_by_id.get(token_id, b"")
+
+    @cached_property
     def _sorted_vocab(self) -> tuple[list[bytes], list[int]]:
         dec = _byte_decoder()
         pairs = []
@@ -62,3 +75,29 @@ class TokenizerWrapper:
         while hi < len(keys) and keys[hi].startswith(prefix):
             hi += 1
         return np.asarray(ids[lo:hi], dtype=np.int64)
+
+    def healing_candidates(self, pending: bytes) -> np.ndarray:
+        """Tokens consistent with text that is already on screen: those that start with all of
+        `pending`, and those that are a proper prefix of it (the rest is healed by later tokens)."""
+        ids = [self._id_by_bytes[pending[:k]] for k in range(1, len(pending)) if pending[:k] in self._id_by_bytes]
+        return np.concatenate([self.ids_starting_with(pending), np.asarray(ids, dtype=np.int64)])
+
+
+class Healer:
+    """Token healing state for one generation: the typed text's last token was backed off, and
+    generated tokens must reproduce its bytes before anything new is produced."""
+
+    def __init__(self, tok: TokenizerWrapper, pending: bytes) -> None:
+        self.tok = tok
+        self.pending = pending
+
+    @property
+    def active(self) -> bool:
+        return bool(self.pending)
+
+    def allowed(self) -> np.ndarray:
+        return self.tok.healing_candidates(self.pending)
+
+    def consume(self, token_id: int) -> None:
+        b = self.tok.token_bytes(token_id)
+        self.pending = self.pending[len(b):] if self.pending.startswith(b) else b""

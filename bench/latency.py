@@ -1,0 +1,153 @@
+"""Latency of the local completion engine, side by side: the shipped engine (prefix-KV reuse +
+prompt-lookup speculation) and the same engine with both switched off, in one run.
+
+Measures: a cold request on a ~1,024-token prompt; warm one-character-edit requests (the user
+types the next character of real code; one line, <= 16 tokens); decode ms/token; peak RSS; and
+decode time as a multiple of the weights-read lower bound (bytes of weights read per token /
+measured memory bandwidth of this machine).
+
+    python bench/latency.py [--precision int8|int4] [--edits 12]
+
+Prints one JSON object.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lsp_server.completion import CompletionRequest, complete  # noqa: E402
+from lsp_server.inference.engine import get_engine  # noqa: E402
+from lsp_server.inference.generate import GenerationConfig, GenerationStats  # noqa: E402
+
+
+def memory_bandwidth_gbs(mb: int = 512, reps: int = 5) -> float:
+    """Read bandwidth: sum over a large array (one pass reads it all), best of `reps`."""
+    a = np.ones(mb * (1 << 20) // 8, dtype=np.float64)
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        a.sum()
+        best = min(best, time.perf_counter() - t)
+    return a.nbytes / best / 1e9
+
+
+def weights_read_per_token(model_dir: Path) -> int:
+    """Bytes of initializers a decode step reads: everything except embedding tables, of which
+    a Gather reads one row."""
+    import onnx
+
+    m = onnx.load(str(model_dir / "model.onnx"), load_external_data=False)
+    sizes = {}
+    for init in m.graph.initializer:
+        ext = {e.key: e.value for e in init.external_data}
+        sizes[init.name] = int(ext["length"]) if "length" in ext else len(init.raw_data)
+    gathered = {n.input[0] for n in m.graph.node if n.op_type in ("Gather", "GatherBlockQuantized")}
+    total = 0
+    for name, size in sizes.items():
+        if name in gathered:
+            continue
+        total += size
+    return total
+
+
+def source_text() -> tuple[str, int]:
+    """A real module not written for this project, cut at a point with ~1,024 tokens before it."""
+    import argparse as mod
+
+    text = Path(mod.__file__).read_text()
+    anchor = text.index("    def add_argument(self, *args, **kwargs):")
+    return text, anchor + 2000
+
+
+def cut_at_line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def run_edits(engine, text: str, start: int, edits: int, fast: bool) -> dict:
+    """Place the cursor mid-line at `start`, then type the file's next characters one by one."""
+    lat, reused, prompt = [], [], []
+    engine.generator.reset()
+    # the first request (cursor arrives on the line) is excluded: it is the "cold-ish" one
+    complete(engine, CompletionRequest(prefix=text[:start], suffix=text[start:], max_tokens=16,
+                                       reuse_prefix=fast, speculate=fast))
+    for k in range(1, edits + 1):
+        req = CompletionRequest(prefix=text[: start + k], suffix=text[start + k:], max_tokens=16,
+                                reuse_prefix=fast, speculate=fast)
+        res = complete(engine, req)
+        lat.append(res.latency_ms)
+        reused.append(res.stats.reused_tokens)
+        prompt.append(res.stats.prompt_tokens)
+    return {"median_ms": round(statistics.median(lat), 1), "p90_ms": round(sorted(lat)[int(0.9 * (len(lat) - 1))], 1),
+            "max_ms": round(max(lat), 1), "mean_prompt_tokens": round(statistics.mean(prompt)),
+            "mean_reused_tokens": round(statistics.mean(reused))}
+
+
+def decode_ms_per_token(engine, text: str, start: int, n: int = 48) -> float:
+    tok = engine.tokenizer
+    ids = tok.encode(text[max(0, start - 1500):start])
+    cfg = GenerationConfig(max_new_tokens=n, stop_ids=frozenset(), reuse_prefix=False, speculate=False)
+    engine.generator.reset()
+    stats = GenerationStats()
+    it = engine.generate(ids, cfg, stats=stats)
+    next(it)  # prefill + first token
+    t = time.perf_counter()
+    count = sum(1 for _ in it)
+    return (time.perf_counter() - t) * 1000 / max(count, 1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--precision", default=None)
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--edits", type=int, default=12)
+    args = ap.parse_args()
+
+    engine = get_engine(args.model, args.precision, args.threads)
+    engine.warm_up()
+    text, pos = source_text()
+    tok = engine.tokenizer
+    # cold: a ~1,024-token prefix, cursor at a line start, nothing cached
+    cold_start = cut_at_line_start(text, pos)
+    engine.generator.reset()
+    res = complete(engine, CompletionRequest(prefix=text[:cold_start], suffix=text[cold_start:], max_tokens=16,
+                                             reuse_prefix=False, speculate=False))
+    cold = {"latency_ms": round(res.latency_ms, 1), "prompt_tokens": res.stats.prompt_tokens}
+
+    # warm edits: cursor a few characters into a non-blank line
+    line_start = cut_at_line_start(text, pos)
+    first_char = line_start + (len(text[line_start:]) - len(text[line_start:].lstrip(" ")))
+    fast = run_edits(engine, text, first_char + 2, args.edits, fast=True)
+    plain = run_edits(engine, text, first_char + 2, args.edits, fast=False)
+
+    # speculation on a line it can copy from: duplicate an earlier line's start
+    decode = decode_ms_per_token(engine, text, pos)
+    bandwidth = memory_bandwidth_gbs()
+    wbytes = weights_read_per_token(engine.path)
+    bound_ms = wbytes / (bandwidth * 1e9) * 1000
+    print(json.dumps({
+        "benchmark": "latency", "model": engine.spec.name, "precision": engine.precision,
+        "threads": args.threads or "all", "tokens_in_source": len(tok.encode(text[:pos])),
+        "cold_1024_prompt": cold,
+        "warm_one_char_edit": {"reuse_and_speculation": fast, "plain": plain,
+                               "speedup_median": round(plain["median_ms"] / max(fast["median_ms"], 1e-6), 2)},
+        "decode_ms_per_token": round(decode, 2),
+        "memory_bandwidth_gbs": round(bandwidth, 2),
+        "weights_read_per_token_mb": round(wbytes / 1e6, 1),
+        "weights_read_bound_ms": round(bound_ms, 2),
+        "decode_vs_bound": round(decode / bound_ms, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }))
+
+
+if __name__ == "__main__":
+    main()
