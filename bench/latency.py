@@ -73,22 +73,27 @@ def cut_at_line_start(text: str, pos: int) -> int:
 
 
 def run_edits(engine, text: str, start: int, edits: int, fast: bool) -> dict:
-    """Place the cursor mid-line at `start`, then type the file's next characters one by one."""
-    lat, reused, prompt = [], [], []
+    """The user is writing the line that starts at `start`: the rest of that line is not there
+    yet, and each edit types its next character (the file's real text) at the cursor."""
+    lat, reused, prompt, accepted, drafted = [], [], [], [], []
+    line_end = text.index("\n", start)
     engine.generator.reset()
     # the first request (cursor arrives on the line) is excluded: it is the "cold-ish" one
-    complete(engine, CompletionRequest(prefix=text[:start], suffix=text[start:], max_tokens=16,
+    complete(engine, CompletionRequest(prefix=text[:start], suffix=text[line_end:], max_tokens=16,
                                        reuse_prefix=fast, speculate=fast))
     for k in range(1, edits + 1):
-        req = CompletionRequest(prefix=text[: start + k], suffix=text[start + k:], max_tokens=16,
+        req = CompletionRequest(prefix=text[: start + k], suffix=text[line_end:], max_tokens=16,
                                 reuse_prefix=fast, speculate=fast)
         res = complete(engine, req)
         lat.append(res.latency_ms)
         reused.append(res.stats.reused_tokens)
         prompt.append(res.stats.prompt_tokens)
+        accepted.append(res.stats.accepted)
+        drafted.append(res.stats.drafted)
     return {"median_ms": round(statistics.median(lat), 1), "p90_ms": round(sorted(lat)[int(0.9 * (len(lat) - 1))], 1),
             "max_ms": round(max(lat), 1), "mean_prompt_tokens": round(statistics.mean(prompt)),
-            "mean_reused_tokens": round(statistics.mean(reused))}
+            "mean_reused_tokens": round(statistics.mean(reused)),
+            "draft_acceptance": round(sum(accepted) / max(sum(drafted), 1), 2)}
 
 
 def decode_ms_per_token(engine, text: str, start: int, n: int = 48) -> float:

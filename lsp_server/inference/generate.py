@@ -25,7 +25,7 @@ class GenerationConfig:
     healer: Healer | None = None
     reuse_prefix: bool = True
     speculate: bool = True
-    draft_len: int = 8
+    draft_len: int = 16      # longest draft; file lookups start at 4 and grow while accepted
     ngram_max: int = 3
     ngram_min: int = 2
 
@@ -53,18 +53,21 @@ def common_prefix_len(a: list[int], b: list[int]) -> int:
     return i
 
 
-def lookup_draft(context: list[int], ngram_max: int, ngram_min: int, max_len: int) -> list[int]:
-    """Prompt lookup: find the latest earlier occurrence of the context's last n tokens and
-    propose the tokens that followed it there (longest n first)."""
+def lookup_draft(context: list[int], ngram_max: int, ngram_min: int, max_len: int,
+                 source: list[int] | None = None) -> list[int]:
+    """Prompt lookup: find the latest occurrence of the context's last n tokens in `source`
+    (default: earlier in the context itself) and propose the tokens that followed it there."""
     size = len(context)
+    src = context if source is None else source
+    end = size - 1 if source is None else len(src)  # in the context itself, skip the tail's own position
     for n in range(ngram_max, ngram_min - 1, -1):
-        if size <= n:
+        if size < n or (source is None and size <= n):
             continue
         tail = context[-n:]
         first = tail[0]
-        for start in range(size - n - 1, -1, -1):
-            if context[start] == first and context[start:start + n] == tail:
-                follow = context[start + n:start + n + max_len]
+        for start in range(min(end, len(src)) - n, -1, -1):
+            if src[start] == first and src[start:start + n] == tail:
+                follow = src[start + n:start + n + max_len]
                 if follow:
                     return follow
     return []
@@ -82,9 +85,17 @@ class Generator:
     def __init__(self, decoder: Decoder) -> None:
         self.decoder = decoder
         self.cache = _Cache()
+        # The previous request's prompt + output. After a keystroke that follows the suggestion,
+        # the model will mostly say the same again: it is the best draft source there is.
+        self.last_sequence: list[int] = []
 
     def reset(self) -> None:
         self.cache = _Cache()
+        self.last_sequence = []
+
+    def _draft(self, context: list[int], cfg: GenerationConfig, room: int, file_len: int) -> list[int]:
+        draft = lookup_draft(context, cfg.ngram_max, cfg.ngram_min, min(cfg.draft_len, room), self.last_sequence)
+        return draft or lookup_draft(context, cfg.ngram_max, cfg.ngram_min, min(file_len, room))
 
     def _extend(self, ids: list[int], keep: int) -> np.ndarray:
         past = self.cache.past if self.cache.past is not None else self.decoder.empty_past()
@@ -102,7 +113,7 @@ class Generator:
         reuse = common_prefix_len(self.cache.ids, prompt) if cfg.reuse_prefix else 0
         reuse = min(reuse, len(prompt) - 1)  # the last token is always run: its logits are needed
         if reuse <= 0:
-            self.reset()
+            self.cache = _Cache()
             reuse = 0
         self._truncate(reuse)
         stats.prompt_tokens = len(prompt)
@@ -133,6 +144,14 @@ class Generator:
         healer = cfg.healer if cfg.healer is not None and cfg.healer.active else None
         token = self._pick(self.prefill(prompt, cfg, stats), healer)
         generated: list[int] = []
+        try:
+            yield from self._decode(token, generated, healer, cfg, cancelled, stats)
+        finally:
+            self.last_sequence = list(prompt[-8:]) + generated  # the region around the old cursor only
+
+    def _decode(self, token: int, generated: list[int], healer: Healer | None, cfg: GenerationConfig,
+                cancelled: Callable[[], bool], stats: GenerationStats) -> Iterator[int]:
+        file_len = 4  # adaptive length of drafts copied from the file
         while True:
             if token in cfg.stop_ids:
                 stats.stop_reason = "stop_token"
@@ -150,8 +169,7 @@ class Generator:
             if healer is not None and not healer.active:
                 healer = None
             if cfg.speculate and healer is None:
-                room = cfg.max_new_tokens - len(generated)
-                draft = lookup_draft(self.cache.ids + [token], cfg.ngram_max, cfg.ngram_min, min(cfg.draft_len, room))
+                draft = self._draft(self.cache.ids + [token], cfg, cfg.max_new_tokens - len(generated), file_len)
             stats.forward_passes += 1
             if not draft:
                 token = self._pick(self._extend([token], keep=1)[-1], healer)
@@ -165,6 +183,7 @@ class Generator:
             while ok < len(draft) and int(best[ok]) == draft[ok]:
                 ok += 1
             stats.accepted += ok
+            file_len = min(cfg.draft_len, file_len * 2) if ok == len(draft) else max(2, ok + 1)
             self._truncate(base + 1 + ok)  # drop the KV of rejected draft tokens
             for t in draft[:ok]:
                 if t in cfg.stop_ids:
