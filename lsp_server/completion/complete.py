@@ -8,7 +8,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 
 from lsp_server.completion.context import fit_window
-from lsp_server.completion.formats import build_prompt, format_for
+from lsp_server.completion.formats import Prompt, build_prompt, format_for
 from lsp_server.completion.postprocess import CursorContext, postprocess, should_stop, wants_multiline
 from lsp_server.inference.engine import Engine
 from lsp_server.inference.generate import GenerationConfig, GenerationStats
@@ -54,14 +54,18 @@ def cursor_context(prefix: str, suffix: str, mode: str) -> CursorContext:
                          previous=previous, multiline=multiline)
 
 
+def prepare(engine: Engine, req: CompletionRequest) -> Prompt:
+    window = fit_window(engine.tokenizer, req.prefix, req.suffix, req.prefix_tokens, req.suffix_tokens)
+    return build_prompt(format_for(engine.spec), engine.tokenizer, window)
+
+
 def complete(engine: Engine, req: CompletionRequest, cancelled: Callable[[], bool] = lambda: False) -> CompletionResult:
     started = time.perf_counter()
     ctx = cursor_context(req.prefix, req.suffix, req.multiline)
     if len(ctx.typed) > MAX_TYPED_CHARS:
         return CompletionResult("", (time.perf_counter() - started) * 1000, ctx.multiline)
     tok = engine.tokenizer
-    window = fit_window(tok, req.prefix, req.suffix, req.prefix_tokens, req.suffix_tokens)
-    prompt = build_prompt(format_for(engine.spec), tok, window)
+    prompt = prepare(engine, req)
     cfg = GenerationConfig(
         max_new_tokens=req.max_tokens_multiline if ctx.multiline else req.max_tokens,
         stop_ids=engine.stop_ids,

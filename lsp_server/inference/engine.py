@@ -68,6 +68,13 @@ class Engine:
         with self.lock:
             yield from self.generator.generate(prompt, cfg, cancelled, stats)
 
+    def prefill(self, prompt: list[int], cancelled: Callable[[], bool] = lambda: False) -> GenerationStats:
+        """Idle-time prefill: compute the KV cache for a prompt the user is likely to ask for next."""
+        stats = GenerationStats()
+        with self.lock:
+            self.generator.prefill(prompt, GenerationConfig(), stats, cancelled)
+        return stats
+
     def describe(self) -> dict:
         return {"model": self.spec.name, "precision": self.precision, "path": str(self.path),
                 "providers": self.decoder.providers, "load_seconds": round(self.load_seconds, 3), "warm": self.warm}

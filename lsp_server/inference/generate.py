@@ -17,6 +17,9 @@ from lsp_server.inference.decoder import KV, Decoder
 from lsp_server.inference.tokenizer import Healer
 
 
+PREFILL_CHUNK = 128
+
+
 @dataclass
 class GenerationConfig:
     max_new_tokens: int = 48
@@ -108,8 +111,10 @@ class Generator:
             self.cache.past = self.decoder.truncate(self.cache.past, n)
             self.cache.ids = self.cache.ids[:n]
 
-    def prefill(self, prompt: list[int], cfg: GenerationConfig, stats: GenerationStats) -> np.ndarray:
-        """Bring the cache to `prompt` and return the logits after its last token."""
+    def prefill(self, prompt: list[int], cfg: GenerationConfig, stats: GenerationStats,
+                cancelled: Callable[[], bool] = lambda: False) -> np.ndarray | None:
+        """Bring the cache to `prompt` and return the logits after its last token (None when
+        cancelled). Long prompts go in chunks so cancellation is honoured within ~0.5 s."""
         reuse = common_prefix_len(self.cache.ids, prompt) if cfg.reuse_prefix else 0
         reuse = min(reuse, len(prompt) - 1)  # the last token is always run: its logits are needed
         if reuse <= 0:
@@ -118,8 +123,16 @@ class Generator:
         self._truncate(reuse)
         stats.prompt_tokens = len(prompt)
         stats.reused_tokens = reuse
-        stats.forward_passes += 1
-        return self._extend(prompt[reuse:], keep=1)[-1]
+        pos = reuse
+        while True:
+            chunk = prompt[pos:pos + PREFILL_CHUNK]
+            stats.forward_passes += 1
+            logits = self._extend(chunk, keep=1)
+            pos += len(chunk)
+            if pos >= len(prompt):
+                return logits[-1]
+            if cancelled():
+                return None
 
     @staticmethod
     def _pick(logits: np.ndarray, healer: Healer | None) -> int:
@@ -142,7 +155,11 @@ class Generator:
             stats.cancelled, stats.stop_reason = True, "cancelled"
             return
         healer = cfg.healer if cfg.healer is not None and cfg.healer.active else None
-        token = self._pick(self.prefill(prompt, cfg, stats), healer)
+        logits = self.prefill(prompt, cfg, stats, cancelled)
+        if logits is None:
+            stats.cancelled, stats.stop_reason = True, "cancelled"
+            return
+        token = self._pick(logits, healer)
         generated: list[int] = []
         try:
             yield from self._decode(token, generated, healer, cfg, cancelled, stats)

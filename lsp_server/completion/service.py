@@ -1,0 +1,174 @@
+"""The completion service behind `textDocument/inlineCompletion`: engine lifecycle, the newest
+request per document wins, typing-through, the LRU cache, idle-time prefill, local stats.
+
+Engine work runs on one worker thread (there is one KV cache and the machine has few cores);
+the asyncio side only schedules, cancels and checks that results are not stale.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from lsp_server.completion.cache import LruCache, context_key
+from lsp_server.completion.complete import CompletionRequest, complete, prepare
+from lsp_server.completion.typing_through import Shown, remainder
+from lsp_server.config import Settings
+from lsp_server.stats import Stats
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Ticket:
+    """One request's claim on a document; a newer request flips `cancelled`."""
+    cancelled: bool = False
+
+    def __call__(self) -> bool:
+        return self.cancelled
+
+
+@dataclass
+class Suggestion:
+    text: str
+    source: str          # model | cache | typing-through
+    latency_ms: float
+
+
+@dataclass
+class EngineState:
+    status: str = "not loaded"   # not loaded | loading | ready | error
+    error: str | None = None
+    detail: dict = field(default_factory=dict)
+
+
+class CompletionService:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.state = EngineState()
+        self.engine = None
+        self.stats = Stats()
+        self.cache = LruCache(256)
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-engine")
+        self._tickets: dict[str, Ticket] = {}
+        self._shown: dict[str, Shown] = {}
+        self._prefill_ticket: Ticket | None = None
+
+    # -- engine lifecycle -------------------------------------------------------------------
+    def _load(self) -> None:
+        from lsp_server.inference.engine import get_engine
+
+        s = self.settings
+        engine = get_engine(s.model, s.precision, s.threads)
+        engine.warm_up()
+        self.engine = engine
+
+    async def load(self) -> None:
+        """Load (or reload after a settings change) the model without blocking the event loop."""
+        self.state = EngineState("loading")
+        self.engine = None
+        self.cache = LruCache(256)
+        try:
+            await asyncio.get_running_loop().run_in_executor(self.executor, self._load)
+        except Exception as exc:  # reported in status and once to the user by the server
+            self.state = EngineState("error", str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+            log.error("model load failed: %s", self.state.error)
+            return
+        self.state = EngineState("ready", detail=self.engine.describe())
+
+    def status(self) -> dict:
+        return {"engine": self.state.status, "error": self.state.error, **self.state.detail,
+                "settings": {"model": self.settings.model, "precision": self.settings.precision},
+                "stats": self.stats.report()}
+
+    # -- requests ---------------------------------------------------------------------------
+    def _request(self, prefix: str, suffix: str) -> CompletionRequest:
+        s = self.settings
+        return CompletionRequest(prefix=prefix, suffix=suffix, multiline=s.multiline, max_tokens=s.max_tokens)
+
+    async def suggest(self, uri: str, prefix: str, suffix: str) -> Suggestion | None:
+        """The suggestion at the cursor, or None (not ready, cancelled, nothing worth showing)."""
+        started = time.perf_counter()
+        self.stats.requests += 1
+        previous = self._tickets.get(uri)
+        if previous is not None:
+            previous.cancelled = True
+        ticket = self._tickets[uri] = Ticket()
+        if self._prefill_ticket is not None:
+            self._prefill_ticket.cancelled = True
+
+        rest = remainder(self._shown.get(uri), prefix, suffix)
+        if rest is not None:
+            self.stats.typing_through += 1
+            return self._done(Suggestion(rest, "typing-through", 0.0), started)
+        if self.engine is None:
+            return None
+        key = context_key(prefix, suffix, self.settings.model)
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.stats.cache_hits += 1
+            self._shown[uri] = Shown(prefix, suffix, cached)
+            return self._done(Suggestion(cached, "cache", 0.0), started)
+        if self.settings.debounce_ms:
+            await asyncio.sleep(self.settings.debounce_ms / 1000)
+            if ticket.cancelled:
+                self.stats.cancelled += 1
+                return None
+        engine, req = self.engine, self._request(prefix, suffix)
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(self.executor, complete, engine, req, ticket)
+        except asyncio.CancelledError:  # $/cancelRequest: stop the generation at its next step
+            ticket.cancelled = True
+            self.stats.cancelled += 1
+            raise
+        if result.stats.forward_passes:
+            self.stats.model_calls += 1
+        if ticket.cancelled or result.stats.cancelled:
+            self.stats.cancelled += 1
+            return None
+        self.cache.put(key, result.text)
+        if not result.text:
+            return None
+        self._shown[uri] = Shown(prefix, suffix, result.text)
+        return self._done(Suggestion(result.text, "model", result.latency_ms), started)
+
+    def _done(self, s: Suggestion, started: float) -> Suggestion:
+        self.stats.latencies_ms.append((time.perf_counter() - started) * 1000)
+        return s if s.text else None
+
+    def document_changed(self, uri: str) -> None:
+        """A request in flight for this document now answers an outdated version: stop it."""
+        ticket = self._tickets.get(uri)
+        if ticket is not None:
+            ticket.cancelled = True
+
+    def forget(self, uri: str) -> None:
+        ticket = self._tickets.pop(uri, None)
+        if ticket is not None:
+            ticket.cancelled = True
+        self._shown.pop(uri, None)
+
+    def schedule_prefill(self, prefix: str, suffix: str) -> None:
+        """After an edit, compute the KV cache for the prompt at the edit point while the user
+        pauses; any completion request cancels it (it then reuses whatever was computed)."""
+        if self.engine is None:
+            return
+        if self._prefill_ticket is not None:
+            self._prefill_ticket.cancelled = True
+        ticket = self._prefill_ticket = Ticket()
+        engine, req = self.engine, self._request(prefix, suffix)
+
+        def run() -> None:
+            if not ticket.cancelled:
+                engine.prefill(prepare(engine, req).ids, ticket)
+
+        self.executor.submit(run)
+
+    def shutdown(self) -> None:
+        for t in self._tickets.values():
+            t.cancelled = True
+        if self._prefill_ticket is not None:
+            self._prefill_ticket.cancelled = True
+        self.executor.shutdown(wait=False, cancel_futures=True)

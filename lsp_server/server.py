@@ -1,0 +1,194 @@
+"""The pygls language server. Handlers are thin: they translate LSP types (via protocol.py
+helpers) and delegate to the completion service."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from lsp_server import __version__
+from lsp_server.completion.prefilter import skip_reason
+from lsp_server.completion.service import CompletionService
+from lsp_server.config import Settings, parse_settings
+from lsp_server.errors import TandemError
+from lsp_server.protocol import detect_eol, normalise_eol, offset_at
+
+log = logging.getLogger("tandem")
+
+RELOAD_KEYS = ("model", "precision", "threads")
+
+
+class TandemServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("tandem", __version__)
+        self.settings = Settings()
+        self.service = CompletionService(self.settings)
+        self._reported: set[str] = set()
+        self._load_task: asyncio.Task | None = None
+
+    def report_problems(self, problems: list[str]) -> None:
+        """Show each distinct settings/model problem once."""
+        for p in problems:
+            log.warning("%s", p)
+            if p not in self._reported:
+                self._reported.add(p)
+                self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"Tandem: {p}"))
+
+    def apply_settings(self, raw) -> None:
+        old = self.settings
+        self.settings, problems = parse_settings(raw, old)
+        self.service.settings = self.settings
+        self.report_problems(problems)
+        if any(getattr(old, k) != getattr(self.settings, k) for k in RELOAD_KEYS) and self._load_task is not None:
+            self.start_loading()
+
+    def start_loading(self) -> None:
+        self._load_task = asyncio.ensure_future(self._load_with_progress())
+
+    async def _load_with_progress(self) -> None:
+        token = None
+        caps = self.client_capabilities
+        if caps and caps.window and caps.window.work_done_progress:
+            token = str(uuid.uuid4())
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                    title="Tandem", message=f"loading {self.settings.model} ({self.settings.precision})"))
+            except Exception as exc:  # the client may refuse progress; loading goes on
+                log.info("no progress reporting: %s", exc)
+                token = None
+        await self.service.load()
+        state = self.service.state
+        if token:
+            msg = "ready" if state.status == "ready" else f"failed: {state.error}"
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=msg))
+        if state.status == "error":
+            self.report_problems([f"model not loaded: {state.error}"])
+        else:
+            log.info("model ready: %s", state.detail)
+
+
+server = TandemServer()
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: TandemServer, params: types.InitializeParams) -> None:
+    ls.apply_settings(params.initialization_options)
+
+
+@server.feature(types.INITIALIZED)
+def on_initialized(ls: TandemServer, params: types.InitializedParams) -> None:
+    ls.start_loading()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def on_configuration(ls: TandemServer, params: types.DidChangeConfigurationParams) -> None:
+    ls.apply_settings(params.settings)
+
+
+def _edit_point(params: types.DidChangeTextDocumentParams, text: str) -> int | None:
+    """Index just after the last change: where the cursor almost certainly is."""
+    change = params.content_changes[-1] if params.content_changes else None
+    if not isinstance(change, types.TextDocumentContentChangePartial):
+        return None
+    try:
+        start = offset_at(text, change.range.start.line, change.range.start.character)
+    except TandemError:
+        return None
+    return start + len(normalise_eol(change.text))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def on_open(ls: TandemServer, params: types.DidOpenTextDocumentParams) -> None:
+    pass  # pygls keeps the text; prefill waits for the first edit (the cursor is unknown)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def on_change(ls: TandemServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.service.document_changed(params.text_document.uri)
+    doc = ls.workspace.get_text_document(params.text_document.uri)
+    if not ls.settings.language_enabled(doc.language_id or "") or len(doc.source) > ls.settings.max_file_bytes:
+        return
+    text = normalise_eol(doc.source)
+    at = _edit_point(params, text)
+    if at is not None:
+        ls.service.schedule_prefill(text[:at], text[at:])
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def on_close(ls: TandemServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.service.forget(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
+async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionParams) -> list[types.InlineCompletionItem]:
+    uri = params.text_document.uri
+    if uri not in ls.workspace.text_documents:
+        log.warning("inlineCompletion for a document that is not open: %s", uri)
+        return []
+    doc = ls.workspace.get_text_document(uri)
+    version, raw = doc.version, doc.source
+    text = normalise_eol(raw)
+    pos = params.position
+    try:
+        at = offset_at(text, pos.line, pos.character, str(ls.workspace.position_encoding or "utf-16"))
+    except TandemError as exc:
+        log.warning("inlineCompletion at an invalid position %s:%s: %s", pos.line, pos.character, exc)
+        return []
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line = text[line_start: line_end if line_end >= 0 else len(text)]
+    reason = skip_reason(ls.settings, doc.language_id or "", text, line, at - line_start)
+    if reason:
+        ls.service.stats.skipped += 1
+        return []
+    suggestion = await ls.service.suggest(uri, text[:at], text[at:])
+    if suggestion is None:
+        return []
+    if ls.workspace.text_documents.get(uri) is None or ls.workspace.get_text_document(uri).version != version:
+        ls.service.stats.stale += 1
+        return []
+    insert = suggestion.text.replace("\n", detect_eol(raw))
+    return [types.InlineCompletionItem(insert_text=insert, range=types.Range(pos, pos))]
+
+
+@server.command("tandem.status")
+def cmd_status(ls: TandemServer, *args) -> dict:
+    return ls.service.status()
+
+
+@server.command("tandem.didShowCompletion")
+def cmd_shown(ls: TandemServer, *args) -> None:
+    ls.service.stats.shown += 1
+
+
+@server.command("tandem.didAcceptCompletion")
+def cmd_accepted(ls: TandemServer, *args) -> None:
+    ls.service.stats.accepted += 1
+
+
+@server.command("tandem.didRejectCompletion")
+def cmd_rejected(ls: TandemServer, *args) -> None:
+    ls.service.stats.rejected += 1
+
+
+@server.feature(types.SHUTDOWN)
+def on_shutdown(ls: TandemServer, *args) -> None:
+    ls.service.shutdown()
+
+
+def serve(tcp: str | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="tandem %(levelname)s %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
+    try:
+        if tcp:
+            host, _, port = tcp.rpartition(":")
+            server.start_tcp(host or "127.0.0.1", int(port))
+        else:
+            server.start_io()
+    finally:
+        server.service.shutdown()
+    return 0

@@ -1,0 +1,36 @@
+"""Local, in-memory usage counters for `tandem.status`. Nothing here ever leaves the machine."""
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Stats:
+    requests: int = 0
+    model_calls: int = 0
+    cache_hits: int = 0
+    typing_through: int = 0
+    skipped: int = 0
+    cancelled: int = 0
+    stale: int = 0
+    shown: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    latencies_ms: deque = field(default_factory=lambda: deque(maxlen=200))
+
+    def report(self) -> dict:
+        lat = sorted(self.latencies_ms)
+        served = self.cache_hits + self.typing_through + self.model_calls
+        return {
+            "requests": self.requests, "model_calls": self.model_calls, "cache_hits": self.cache_hits,
+            "typing_through": self.typing_through, "skipped": self.skipped, "cancelled": self.cancelled,
+            "stale": self.stale,
+            "cache_hit_rate": round((self.cache_hits + self.typing_through) / served, 3) if served else None,
+            "recent_latency_ms": {"p50": round(statistics.median(lat), 1) if lat else None,
+                                  "p95": round(lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
+                                  "last": round(self.latencies_ms[-1], 1) if lat else None},
+            "shown": self.shown, "accepted": self.accepted, "rejected": self.rejected,
+            "acceptance_rate": round(self.accepted / self.shown, 3) if self.shown else None,
+        }
