@@ -7,7 +7,9 @@ import logging
 import uuid
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from lsp_server import __version__
 from lsp_server.completion.prefilter import skip_reason
@@ -21,13 +23,42 @@ log = logging.getLogger("tandem")
 RELOAD_KEYS = ("model", "precision", "threads")
 
 
+class _Dropped:
+    """A message that could not be read; already answered (requests) or logged (notifications)."""
+    jsonrpc = None
+
+
+class TandemProtocol(LanguageServerProtocol):
+    """pygls drops a request whose params do not fit the method's type without answering it, and
+    the client then waits forever; answer it with InvalidParams instead."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except Exception as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                log.warning("invalid params for %s (request %s)", data.get("method"), data.get("id"))
+                self._send_response(data["id"], error=JsonRpcInvalidParams().to_response_error())
+                return _Dropped()
+            raise exc
+
+    def handle_message(self, message):
+        if isinstance(message, _Dropped):
+            return None
+        return super().handle_message(message)
+
+
 class TandemServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("tandem", __version__)
+        super().__init__("tandem", __version__, protocol_cls=TandemProtocol)
         self.settings = Settings()
         self.service = CompletionService(self.settings)
         self._reported: set[str] = set()
         self._load_task: asyncio.Task | None = None
+
+    def report_server_error(self, error: Exception, source) -> None:
+        # Garbage from a client (unreadable JSON, a bad notification): one log line, no popup.
+        log.warning("protocol error (%s): %s", getattr(source, "__name__", source), str(error).splitlines()[0][:200])
 
     def report_problems(self, problems: list[str]) -> None:
         """Show each distinct settings/model problem once."""
@@ -182,7 +213,9 @@ def on_shutdown(ls: TandemServer, *args) -> None:
 
 def serve(tcp: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="tandem %(levelname)s %(message)s")
-    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
+    # pygls logs every message at INFO and tracebacks for client garbage; our handlers and
+    # report_server_error log one line per problem instead.
+    logging.getLogger("pygls").setLevel(logging.CRITICAL)
     try:
         if tcp:
             host, _, port = tcp.rpartition(":")
