@@ -23,6 +23,11 @@ class Settings:
     debounce_ms: int = 0
     threads: int = 0
     max_file_bytes: int = 1_000_000
+    # Speed features; switched off only to measure what they buy (bench/typing.py).
+    cache: bool = True
+    typing_through: bool = True
+    reuse_prefix: bool = True
+    speculate: bool = True
 
     def language_enabled(self, language_id: str) -> bool:
         return self.enable and self.languages.get(language_id, True)
@@ -70,6 +75,10 @@ SCHEMA = {
     "debounceMs": ("debounce_ms", _int_range(0, 2000)),
     "threads": ("threads", _int_range(0, 256)),
     "maxFileBytes": ("max_file_bytes", _int_range(1000, 100_000_000)),
+    "cache": ("cache", _bool),
+    "typingThrough": ("typing_through", _bool),
+    "reusePrefix": ("reuse_prefix", _bool),
+    "speculate": ("speculate", _bool),
 }
 
 

@@ -86,7 +86,8 @@ class CompletionService:
     # -- requests ---------------------------------------------------------------------------
     def _request(self, prefix: str, suffix: str) -> CompletionRequest:
         s = self.settings
-        return CompletionRequest(prefix=prefix, suffix=suffix, multiline=s.multiline, max_tokens=s.max_tokens)
+        return CompletionRequest(prefix=prefix, suffix=suffix, multiline=s.multiline, max_tokens=s.max_tokens,
+                                 reuse_prefix=s.reuse_prefix, speculate=s.speculate)
 
     async def suggest(self, uri: str, prefix: str, suffix: str) -> Suggestion | None:
         """The suggestion at the cursor, or None (not ready, cancelled, nothing worth showing)."""
@@ -99,14 +100,14 @@ class CompletionService:
         if self._prefill_ticket is not None:
             self._prefill_ticket.cancelled = True
 
-        rest = remainder(self._shown.get(uri), prefix, suffix)
+        rest = remainder(self._shown.get(uri), prefix, suffix) if self.settings.typing_through else None
         if rest is not None:
             self.stats.typing_through += 1
             return self._done(Suggestion(rest, "typing-through", 0.0), started)
         if self.engine is None:
             return None
         key = context_key(prefix, suffix, self.settings.model)
-        cached = self.cache.get(key)
+        cached = self.cache.get(key) if self.settings.cache else None
         if cached is not None:
             self.stats.cache_hits += 1
             self._shown[uri] = Shown(prefix, suffix, cached)
@@ -153,7 +154,7 @@ class CompletionService:
     def schedule_prefill(self, prefix: str, suffix: str) -> None:
         """After an edit, compute the KV cache for the prompt at the edit point while the user
         pauses; any completion request cancels it (it then reuses whatever was computed)."""
-        if self.engine is None:
+        if self.engine is None or not self.settings.reuse_prefix:
             return
         if self._prefill_ticket is not None:
             self._prefill_ticket.cancelled = True
