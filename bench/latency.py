@@ -12,11 +12,16 @@ Prints one JSON object.
 """
 from __future__ import annotations
 
+import os
+import sys
+
+# bench/typing.py shadows the stdlib module for scripts run from this folder: drop the folder.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
 import argparse
 import json
 import resource
 import statistics
-import sys
 import time
 from pathlib import Path
 

@@ -16,12 +16,11 @@ import tempfile
 import time
 import zipfile
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from lsp_server.errors import TandemError
 from lsp_server.model_store.manifest import ModelSpec
-from lsp_server.model_store.paths import buildenv_dir, model_dir, variant_dir
+from lsp_server.model_store.paths import buildenv_dir, model_dir, models_data, variant_dir
 from lsp_server.progress import Progress
 
 RECEIPT = "receipt.json"
@@ -119,7 +118,7 @@ def ensure_buildenv() -> Path:
     """The isolated environment with torch/transformers used only to convert models."""
     env = buildenv_dir()
     py = env / "bin" / "python"
-    reqs = resources.files("lsp_server.models_data").joinpath("requirements-build.txt").read_text()
+    reqs = models_data("requirements-build.txt").read_text()
     stamp = env / "requirements.txt"
     if py.exists() and stamp.exists() and stamp.read_text() == reqs:
         return py
@@ -164,7 +163,7 @@ def build_variants(spec: ModelSpec, precisions: list[str]) -> None:
     py = ensure_buildenv()
     mdir = model_dir(spec.name)
     _check_space(mdir, 3 * spec.size + len(todo) * 1_300_000_000)
-    script = resources.files("lsp_server.models_data").joinpath("build_onnx.py")
+    script = models_data("build_onnx.py")
     bar = Progress(1 + len(todo), f"build {spec.name}")
     with tempfile.TemporaryDirectory(dir=mdir, prefix=".build-") as tmp:
         cmd = [str(py), str(script), str(src), tmp] + [a for p in todo for a in ("--precision", p)]

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 
 from lsp_server.errors import TandemError
+from lsp_server.model_store.paths import models_data
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Manifest:
 
 
 def manifest_text() -> str:
-    return resources.files("lsp_server.models_data").joinpath("manifest.toml").read_text()
+    return models_data("manifest.toml").read_text()
 
 
 def parse_manifest(text: str) -> Manifest:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 
@@ -26,3 +27,11 @@ def variant_dir(name: str, precision: str) -> Path:
 
 def buildenv_dir() -> Path:
     return tandem_home() / "buildenv"
+
+
+def models_data(name: str):
+    """A file of the repository's models/ folder (manifest, build script), installed or not."""
+    try:
+        return resources.files("lsp_server.models_data").joinpath(name)
+    except ModuleNotFoundError:  # imported from a source tree that was never pip-installed
+        return Path(__file__).resolve().parents[2] / "models" / name
