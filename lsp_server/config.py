@@ -82,6 +82,10 @@ SCHEMA = {
 }
 
 
+# Settings that editors keep under `tandem` for themselves (the server ignores them silently).
+CLIENT_ONLY = {"serverCommand"}
+
+
 def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
     """Settings from a `tandem` object (or `{"tandem": {...}}`); returns (settings, problems)."""
     base = base or Settings()
@@ -95,6 +99,8 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
     defaults = Settings()
     changes: dict[str, Any] = {}
     for key, value in raw.items():
+        if key in CLIENT_ONLY:
+            continue
         if key not in SCHEMA:
             problems.append(f"unknown setting tandem.{key} (ignored)")
             continue

@@ -30,3 +30,13 @@ def test_eol_detection_and_normalisation():
     assert detect_eol("a\r\nb") == "\r\n"
     assert detect_eol("a\nb") == "\n"
     assert normalise_eol("a\r\nb\rc") == "a\nb\nc"
+
+
+def test_settings_validation():
+    from lsp_server.config import Settings, as_json, parse_settings
+
+    s, problems = parse_settings({"tandem": {"maxTokens": 0, "multiline": "always", "serverCommand": ["x"], "bogus": 1}})
+    assert s.max_tokens == Settings().max_tokens and s.multiline == "always"
+    assert any("tandem.maxTokens" in p for p in problems) and any("tandem.bogus" in p for p in problems)
+    assert not any("serverCommand" in p for p in problems)
+    assert parse_settings("nope")[1] and as_json(Settings())["maxTokens"] == 32
