@@ -1,0 +1,1 @@
+-- Nothing runs until require("tandem").setup({...}) is called from your config.

