@@ -88,8 +88,35 @@ function notify(command: string) {
   }
 }
 
+function showStartFailure(cmd: string[], why: string) {
+  setStatus('$(error) Tandem', `Could not start: ${cmd.join(' ')}`);
+  log(`could not start ${cmd.join(' ')}: ${why}`);
+  if (startFailureShown) return;  // one notification, no storm
+  startFailureShown = true;
+  vscode.window.showErrorMessage(
+    `Tandem: could not start the language server (${cmd.join(' ')}: ${why}). Install Tandem (run \`bash .ci/demo\` in its repository) and set "tandem.serverCommand" to [".../.venv/bin/tandem", "serve"].`,
+    'Open Settings').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.serverCommand');
+    });
+}
+
+function executable(exe: string): boolean {
+  if (!exe.includes(path.sep)) return onPath(exe) !== undefined;
+  try {
+    fs.accessSync(exe, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function start(ctx: vscode.ExtensionContext) {
   const cmd = await serverCommand();
+  if (!executable(cmd[0])) {
+    // checked here so the user sees our message with the fix, not the client library's own
+    showStartFailure(cmd, 'not found or not executable');
+    return;
+  }
   const env = { ...process.env };
   if (!env.ANTHROPIC_API_KEY) {
     const key = await ctx.secrets.get(SECRET_KEY);
@@ -145,16 +172,7 @@ async function start(ctx: vscode.ExtensionContext) {
     await client.start();
     startFailureShown = false;
   } catch (err) {
-    setStatus('$(error) Tandem', `Could not start: ${cmd.join(' ')}`);
-    log(`could not start ${cmd.join(' ')}: ${err}`);
-    if (!startFailureShown) {
-      startFailureShown = true;
-      vscode.window.showErrorMessage(
-        `Tandem: could not start the language server (${cmd.join(' ')}). Install Tandem (run \`bash .ci/demo\` in its repository) and set "tandem.serverCommand" to [".../.venv/bin/tandem", "serve"].`,
-        'Open Settings').then((pick) => {
-          if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.serverCommand');
-        });
-    }
+    showStartFailure(cmd, err instanceof Error ? err.message : String(err));
     client = undefined;
   }
 }

@@ -1,0 +1,105 @@
+"""A real VS Code (code-server) in headless Chromium, with the packaged extension and the real
+local model: type, see ghost text, Tab, save, and Tandem: Show status. Screenshots land in
+tests/e2e/artifacts/ (kept by CI)."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.model
+
+CACHE = Path.home() / ".cache" / "tandem-ci"
+CODE_SERVER = CACHE / "code-server-4.100.3" / "node_modules" / ".bin" / "code-server"
+VSIX = ROOT / "client-vscode" / "tandem.vsix"
+E2E = ROOT / "tests" / "e2e"
+ARTIFACTS = E2E / "artifacts"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+needs_editors = pytest.mark.skipif(
+    not (CODE_SERVER.exists() and VSIX.exists() and (E2E / "node_modules").exists()) and not os.environ.get("CI"),
+    reason="editors not installed: bash .ci/install-editors")
+
+
+def run_vscode(tmp_path, server_command, scenario=""):
+    ARTIFACTS.mkdir(exist_ok=True)
+    work = tmp_path / "project"
+    work.mkdir()
+    f = work / "fib.py"
+    f.write_text("def fib(n):\n    if n < 2:\n        return n\n")
+    user, exts = tmp_path / "user", tmp_path / "extensions"
+    (user / "User").mkdir(parents=True)
+    (user / "User" / "settings.json").write_text(json.dumps({
+        "tandem.serverCommand": server_command,
+        "tandem.threads": 2,
+        "workbench.startupEditor": "none",
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "extensions.ignoreRecommendations": True,
+        # keep IntelliSense's own widget away so Tab goes to the inline suggestion
+        "editor.quickSuggestions": {"other": "off", "comments": "off", "strings": "off"},
+        "editor.suggestOnTriggerCharacters": False,
+        "editor.wordBasedSuggestions": "off",
+        "editor.inlineSuggest.enabled": True,
+    }))
+    base = [str(CODE_SERVER), "--user-data-dir", str(user), "--extensions-dir", str(exts)]
+    subprocess.run(base + ["--install-extension", str(VSIX)], check=True, capture_output=True, timeout=300)
+    port = free_port()
+    log = open(tmp_path / "code-server.log", "w")
+    server = subprocess.Popen(base + ["--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+                                      "--disable-update-check", "--disable-workspace-trust", str(work)],
+                              stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        env = {**os.environ, "URL_TO_OPEN": f"http://127.0.0.1:{port}/?folder={work}", "FILE": str(f),
+               "ARTIFACTS": str(ARTIFACTS), "SCENARIO": scenario}
+        proc = subprocess.run(["node", str(E2E / "vscode_e2e.mjs")], cwd=E2E, env=env, capture_output=True,
+                              text=True, timeout=600)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        assert lines, f"driver printed nothing: {proc.stderr[-3000:]}"
+        out = json.loads(lines[-1])
+        assert out["ok"], f"{out}\n{proc.stderr[-3000:]}\n(screenshot: {ARTIFACTS / 'failure.png'})"
+        return out, f
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+@needs_editors
+def test_ghost_text_tab_save_status_and_restart(tmp_path):
+    out, f = run_vscode(tmp_path, [sys.executable, "-m", "lsp_server", "serve"])
+    ghost = out["ghost"].replace("\u00a0", " ")
+    assert ghost.strip(), out
+    saved = f.read_text()
+    assert "    return " + ghost.strip() in saved.replace("\u00a0", " "), (saved, ghost)
+    assert "fib(n" in saved
+    assert "qwen2.5-coder-0.5b" in out["notification"], out["notification"]
+    assert out["ghost_after_restart"].strip(), out  # the killed server came back and answers
+
+
+@needs_editors
+def test_missing_server_command_gives_one_clear_notification(tmp_path):
+    out, _ = run_vscode(tmp_path, [str(tmp_path / "no-such-tandem"), "serve"], scenario="bad-command")
+    tandem = [n for n in out["notifications"] if "Tandem" in n]
+    assert len(tandem) == 1, [n[:300] for n in out["notifications"]]
+    assert "could not start the language server" in tandem[0] and "tandem.serverCommand" in tandem[0]

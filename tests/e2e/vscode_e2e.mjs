@@ -1,0 +1,104 @@
+// Driven by tests/e2e/test_vscode.py: code-server (a real VS Code) in Debian's Chromium, with
+// the Tandem extension and the real local model. Prints one JSON line with what it saw.
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+
+const { URL_TO_OPEN, FILE, ARTIFACTS, SCENARIO } = process.env;
+const result = { steps: [] };
+const step = (s) => { result.steps.push(s); console.error(`[e2e] ${s}`); };
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+const shot = (name) => page.screenshot({ path: path.join(ARTIFACTS, name) });
+
+async function ghostAfterTyping(retypeTimeoutMs) {
+  // a keystroke asks for a suggestion; retype the last character until one shows (the server
+  // may still be loading its model, and then answers with nothing)
+  const deadline = Date.now() + retypeTimeoutMs;
+  while (Date.now() < deadline) {
+    const el = await page.waitForSelector('.ghost-text-decoration, .ghost-text', { timeout: 3000 }).catch(() => null);
+    if (el) return page.$$eval('.ghost-text-decoration, .ghost-text', (els) => els.map((e) => e.textContent).join(''));
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('(', { delay: 50 });
+  }
+  throw new Error('no ghost text after typing');
+}
+
+try {
+  await page.goto(URL_TO_OPEN);
+  await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+  step('workbench');
+  // open the file through Quick Open, as a person would
+  await page.waitForTimeout(2000);
+  await page.keyboard.press('Control+p');
+  await page.waitForSelector('.quick-input-widget input', { timeout: 30000 });
+  await page.keyboard.type(path.basename(FILE));
+  await page.waitForTimeout(1000);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.monaco-editor .view-lines', { timeout: 60000 });
+  step('editor');
+  if (SCENARIO === 'bad-command') {
+    await page.waitForSelector('.notification-toast', { timeout: 60000 });
+    await page.waitForTimeout(2000);
+    result.notifications = await page.$$eval('.notification-toast', (els) => els.map((e) => e.textContent));
+    await shot('vscode-bad-command.png');
+    result.ok = true;
+    throw null;
+  }
+  // wait until the status bar says the model is ready
+  await page.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')]
+    .some((e) => /Tandem/.test(e.textContent || '') && /ready/.test(e.getAttribute('aria-label') + ' ' + (e.getAttribute('title') || '') + ' ' + (e.querySelector('[aria-label]')?.getAttribute('aria-label') || ''))
+      || /Tandem \d+ ms/.test(e.textContent || '')), null, { timeout: 240000 }).catch(() => step('status bar did not say ready (continuing)'));
+  await page.click('.monaco-editor .view-lines');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('    return ', { delay: 120 });
+  step('typed');
+  await page.waitForSelector('.ghost-text-decoration, .ghost-text', { timeout: 120000 });
+  await page.waitForTimeout(300);
+  result.ghost = await page.$$eval('.ghost-text-decoration, .ghost-text', (els) => els.map((e) => e.textContent).join(''));
+  await shot('vscode-ghost-text.png');
+  step('ghost text');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Control+s');
+  const deadline = Date.now() + 30000;
+  while (Date.now() < deadline && !/return \S/.test(fs.readFileSync(FILE, 'utf8'))) await page.waitForTimeout(200);
+  result.saved = fs.readFileSync(FILE, 'utf8');
+  step('saved');
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget input', { timeout: 30000 });
+  await page.keyboard.type('Tandem: Show status');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.notification-toast', { timeout: 30000 });
+  await page.waitForTimeout(500);
+  result.notification = await page.$$eval('.notification-toast', (els) => els.map((e) => e.textContent).join('\n'));
+  await shot('vscode-status.png');
+  step('status');
+  // the server dies mid-session: the extension restarts it and completions resume
+  await page.keyboard.press('Escape');
+  execFileSync('pkill', ['-f', 'lsp_server serve']);
+  step('server killed');
+  await page.click('.monaco-editor .view-lines');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('print(fib(', { delay: 100 });
+  result.ghost_after_restart = await ghostAfterTyping(120000);
+  step('ghost text after restart');
+  result.ok = true;
+} catch (err) {
+  if (err !== null) {
+    result.ok = false;
+    result.error = String(err);
+    await shot('failure.png').catch(() => {});
+  }
+} finally {
+  await browser.close();
+  console.log(JSON.stringify(result));
+}
