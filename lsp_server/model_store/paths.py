@@ -4,6 +4,7 @@
       models/NAME/source.gguf           verified download (sha256 from the manifest)
       models/NAME/PRECISION/            model.onnx, model.onnx.data, tokenizer.json, receipt.json
       buildenv/                         isolated venv with torch/transformers, build time only
+      index/ROOTHASH/                   retrieval store per workspace (TANDEM_INDEX_HOME overrides)
 """
 from __future__ import annotations
 
