@@ -23,6 +23,7 @@ class Settings:
     debounce_ms: int = 0
     threads: int = 0
     max_file_bytes: int = 1_000_000
+    retrieval: bool = True   # index the workspace; snippets from other files in completion prompts
     # Speed features; switched off only to measure what they buy (bench/typing.py).
     cache: bool = True
     typing_through: bool = True
@@ -75,6 +76,7 @@ SCHEMA = {
     "debounceMs": ("debounce_ms", _int_range(0, 2000)),
     "threads": ("threads", _int_range(0, 256)),
     "maxFileBytes": ("max_file_bytes", _int_range(1000, 100_000_000)),
+    "retrieval": ("retrieval", _bool),
     "cache": ("cache", _bool),
     "typingThrough": ("typing_through", _bool),
     "reusePrefix": ("reuse_prefix", _bool),

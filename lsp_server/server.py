@@ -17,6 +17,7 @@ from lsp_server.completion.service import CompletionService
 from lsp_server.config import Settings, parse_settings
 from lsp_server.errors import TandemError
 from lsp_server.protocol import detect_eol, normalise_eol, offset_at
+from lsp_server.retrieval.service import IndexService, uri_to_path
 
 log = logging.getLogger("tandem")
 
@@ -52,9 +53,49 @@ class TandemServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("tandem", __version__, protocol_cls=TandemProtocol)
         self.settings = Settings()
-        self.service = CompletionService(self.settings)
+        self.index = IndexService()
+        self.service = CompletionService(self.settings, context=self._context)
         self._reported: set[str] = set()
         self._load_task: asyncio.Task | None = None
+
+    def _context(self, uri: str, prefix: str):
+        return self.index.snippets_for(uri, prefix) if self.settings.retrieval else ("", ())
+
+    async def progress(self, title: str, work):
+        """Run `work(report)` inside a $/progress begin … end when the client supports it."""
+        token = None
+        caps = self.client_capabilities
+        if caps and caps.window and caps.window.work_done_progress:
+            token = str(uuid.uuid4())
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title))
+            except Exception as exc:  # the client may refuse progress; the work goes on
+                log.info("no progress reporting: %s", exc)
+                token = None
+
+        def report(message: str) -> None:
+            if token:
+                self.work_done_progress.report(token, types.WorkDoneProgressReport(message=message))
+
+        try:
+            return await work(report)
+        finally:
+            if token:
+                self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+
+    def workspace_roots(self):
+        roots = [uri_to_path(f.uri) for f in (self.workspace.folders or {}).values()]
+        if not roots and self.workspace.root_path:
+            roots = [uri_to_path(self.workspace.root_uri)] if self.workspace.root_uri else []
+        return [r for r in roots if r is not None]
+
+    async def index_workspace(self) -> dict:
+        self.index.add_roots(self.workspace_roots())
+        if not self.index.indexes:
+            return {"files": 0, "chunks": 0, "seconds": 0, "message": "no workspace folder to index"}
+        summary = await self.progress("Tandem: indexing", lambda report: self.index.build(report))
+        return {**summary, "message": f"indexed {summary['files']} files ({summary['chunks']} chunks) in {summary['seconds']}s"}
 
     def report_server_error(self, error: Exception, source) -> None:
         # Garbage from a client (unreadable JSON, a bad notification): one log line, no popup.
@@ -80,26 +121,15 @@ class TandemServer(LanguageServer):
         self._load_task = asyncio.ensure_future(self._load_with_progress())
 
     async def _load_with_progress(self) -> None:
-        token = None
-        caps = self.client_capabilities
-        if caps and caps.window and caps.window.work_done_progress:
-            token = str(uuid.uuid4())
-            try:
-                await self.work_done_progress.create_async(token)
-                self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                    title="Tandem", message=f"loading {self.settings.model} ({self.settings.precision})"))
-            except Exception as exc:  # the client may refuse progress; loading goes on
-                log.info("no progress reporting: %s", exc)
-                token = None
-        await self.service.load()
+        title = f"Tandem: loading {self.settings.model} ({self.settings.precision})"
+        await self.progress(title, lambda report: self.service.load())
         state = self.service.state
-        if token:
-            msg = "ready" if state.status == "ready" else f"failed: {state.error}"
-            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=msg))
         if state.status == "error":
             self.report_problems([f"model not loaded: {state.error}"])
-        else:
-            log.info("model ready: %s", state.detail)
+            return
+        log.info("model ready: %s", state.detail)
+        if self.settings.retrieval:  # after the model, so the two do not fight over the cores
+            asyncio.ensure_future(self.index_workspace())
 
 
 server = TandemServer()
@@ -146,7 +176,15 @@ def on_change(ls: TandemServer, params: types.DidChangeTextDocumentParams) -> No
     text = normalise_eol(doc.source)
     at = _edit_point(params, text)
     if at is not None:
-        ls.service.schedule_prefill(text[:at], text[at:])
+        ls.service.schedule_prefill(text[:at], text[at:], params.text_document.uri)
+    if ls.settings.retrieval:
+        ls.index.file_changed(params.text_document.uri, text)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def on_save(ls: TandemServer, params: types.DidSaveTextDocumentParams) -> None:
+    if ls.settings.retrieval:
+        ls.index.file_saved(params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -188,7 +226,12 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
 
 @server.command("tandem.status")
 def cmd_status(ls: TandemServer, *args) -> dict:
-    return ls.service.status()
+    return {**ls.service.status(), "index": {"state": ls.index.state, **(ls.index.last_summary or {})}}
+
+
+@server.command("tandem.indexWorkspace")
+async def cmd_index(ls: TandemServer, *args) -> dict:
+    return await ls.index_workspace()
 
 
 @server.command("tandem.didShowCompletion")
@@ -209,6 +252,7 @@ def cmd_rejected(ls: TandemServer, *args) -> None:
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: TandemServer, *args) -> None:
     ls.service.shutdown()
+    ls.index.shutdown()
 
 
 def serve(tcp: str | None = None) -> int:

@@ -28,6 +28,8 @@ class CompletionRequest:
     suffix_tokens: int = 96
     reuse_prefix: bool = True
     speculate: bool = True
+    path: str = ""                   # the file's path relative to the workspace (for context)
+    snippets: tuple = ()             # retrieval.context.Snippet from other files
 
 
 @dataclass
@@ -56,7 +58,7 @@ def cursor_context(prefix: str, suffix: str, mode: str) -> CursorContext:
 
 def prepare(engine: Engine, req: CompletionRequest) -> Prompt:
     window = fit_window(engine.tokenizer, req.prefix, req.suffix, req.prefix_tokens, req.suffix_tokens)
-    return build_prompt(format_for(engine.spec), engine.tokenizer, window)
+    return build_prompt(format_for(engine.spec), engine.tokenizer, window, req.snippets, req.path)
 
 
 def complete(engine: Engine, req: CompletionRequest, cancelled: Callable[[], bool] = lambda: False) -> CompletionResult:

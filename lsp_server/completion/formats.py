@@ -24,6 +24,7 @@ class PromptFormat:
     fim_prefix: str | None = None
     fim_suffix: str | None = None
     fim_middle: str | None = None
+    file_sep: str | None = None  # repo-level context: <file_sep>path\ncode per snippet, then the current file
 
     @property
     def is_fim(self) -> bool:
@@ -38,7 +39,8 @@ class Prompt:
 
 def format_for(spec: ModelSpec) -> PromptFormat:
     if spec.fim:
-        return PromptFormat("psm-typed-after-middle", spec.fim.prefix, spec.fim.suffix, spec.fim.middle)
+        return PromptFormat("psm-typed-after-middle", spec.fim.prefix, spec.fim.suffix, spec.fim.middle,
+                            spec.fim.file_sep)
     return PromptFormat("prefix-only")
 
 
@@ -49,7 +51,20 @@ def _special(tok: TokenizerWrapper, text: str) -> int:
     return tid
 
 
-def build_prompt(fmt: PromptFormat, tok: TokenizerWrapper, window: Window) -> Prompt:
+def context_ids(fmt: PromptFormat, tok: TokenizerWrapper, snippets, path: str) -> list[int]:
+    """Qwen2.5-Coder's repository format: other files' snippets, then the current file's path.
+    It sits at the very start of the prompt, so it must stay the same while the user types
+    (the service recomputes it only when the cursor moves to another region)."""
+    if not snippets or not fmt.file_sep:
+        return []
+    sep = _special(tok, fmt.file_sep)
+    ids: list[int] = []
+    for s in snippets:
+        ids += [sep] + tok.encode(f"{s.path}\n{s.text}\n")
+    return ids + [sep] + tok.encode(f"{path or 'current'}\n")
+
+
+def build_prompt(fmt: PromptFormat, tok: TokenizerWrapper, window: Window, snippets=(), path: str = "") -> Prompt:
     typed_ids = tok.encode(window.typed)
     kept, heal = typed_ids, b""
     if typed_ids:
@@ -57,7 +72,7 @@ def build_prompt(fmt: PromptFormat, tok: TokenizerWrapper, window: Window) -> Pr
         heal = window.typed.encode("utf-8")[len(tok.decode(kept).encode("utf-8")):]
     if fmt.is_fim:
         # Segments are encoded separately so the stable part tokenises the same on every keystroke.
-        ids = ([_special(tok, fmt.fim_prefix)] + tok.encode(window.before) + [_special(tok, fmt.fim_suffix)]
+        ids = (context_ids(fmt, tok, snippets, path) + [_special(tok, fmt.fim_prefix)] + tok.encode(window.before) + [_special(tok, fmt.fim_suffix)]
                + tok.encode(window.after) + [_special(tok, fmt.fim_middle)] + kept)
     else:
         ids = tok.encode(window.before) + kept

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lsp_server.completion.cache import LruCache, context_key
 from lsp_server.completion.complete import CompletionRequest, complete, prepare
@@ -45,8 +45,10 @@ class EngineState:
 
 
 class CompletionService:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, context=None) -> None:
         self.settings = settings
+        # (uri, prefix) -> (relative path, snippets from other files); None: no retrieval
+        self.context = context
         self.state = EngineState()
         self.engine = None
         self.stats = Stats()
@@ -119,7 +121,7 @@ class CompletionService:
                 return None
         engine, req = self.engine, self._request(prefix, suffix)
         try:
-            result = await asyncio.get_running_loop().run_in_executor(self.executor, complete, engine, req, ticket)
+            result = await asyncio.get_running_loop().run_in_executor(self.executor, self._complete, uri, engine, req, ticket)
         except asyncio.CancelledError:  # $/cancelRequest: stop the generation at its next step
             ticket.cancelled = True
             self.stats.cancelled += 1
@@ -134,6 +136,13 @@ class CompletionService:
             return None
         self._shown[uri] = Shown(prefix, suffix, result.text)
         return self._done(Suggestion(result.text, "model", result.latency_ms), started)
+
+    def _complete(self, uri: str, engine, req: CompletionRequest, ticket: Ticket):
+        """On the engine thread: add retrieval snippets (cached per region), then complete."""
+        if self.context is not None and not ticket.cancelled:
+            path, snippets = self.context(uri, req.prefix)
+            req = replace(req, path=path, snippets=snippets)
+        return complete(engine, req, ticket)
 
     def _done(self, s: Suggestion, started: float) -> Suggestion:
         self.stats.latencies_ms.append((time.perf_counter() - started) * 1000)
@@ -151,7 +160,7 @@ class CompletionService:
             ticket.cancelled = True
         self._shown.pop(uri, None)
 
-    def schedule_prefill(self, prefix: str, suffix: str) -> None:
+    def schedule_prefill(self, prefix: str, suffix: str, uri: str = "") -> None:
         """After an edit, compute the KV cache for the prompt at the edit point while the user
         pauses; any completion request cancels it (it then reuses whatever was computed)."""
         if self.engine is None or not self.settings.reuse_prefix:
@@ -163,7 +172,11 @@ class CompletionService:
 
         def run() -> None:
             if not ticket.cancelled:
-                engine.prefill(prepare(engine, req).ids, ticket)
+                r = req
+                if self.context is not None and uri:
+                    path, snippets = self.context(uri, req.prefix)
+                    r = replace(req, path=path, snippets=snippets)
+                engine.prefill(prepare(engine, r).ids, ticket)
 
         self.executor.submit(run)
 

@@ -63,8 +63,9 @@ def read_text(path: Path) -> str | None:
 
 
 class CodeIndex:
-    def __init__(self, root: Path, embedder=None, use_embeddings: bool = True) -> None:
+    def __init__(self, root: Path, embedder=None, use_embeddings: bool = True, embed_threads: int = 0) -> None:
         self.root = root.resolve()
+        self.embed_threads = embed_threads
         self.store = Store(self.root)
         self._embedder = embedder
         self.use_embeddings = use_embeddings
@@ -84,7 +85,7 @@ class CodeIndex:
             try:
                 from lsp_server.retrieval.embeddings import Embedder
 
-                self._embedder = Embedder()
+                self._embedder = Embedder(self.embed_threads)
             except Exception as exc:
                 log.warning("embeddings off: %s", exc)
                 self.use_embeddings = False
