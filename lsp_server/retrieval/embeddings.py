@@ -32,6 +32,7 @@ class Embedder:
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(vdir / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()  # the shipped tokenizer.json pads to a fixed length; we pad per batch
         self.lock = threading.Lock()  # tokenizer padding state is shared
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -50,7 +51,7 @@ class Embedder:
                 mask = np.zeros((len(enc), width), np.int64)
                 for r, e in enumerate(enc):
                     ids[r, :len(e.ids)] = e.ids
-                    mask[r, :len(e.ids)] = 1
+                    mask[r, :len(e.ids)] = e.attention_mask
                 feed = {"input_ids": ids, "attention_mask": mask}
                 if "token_type_ids" in self.inputs:
                     feed["token_type_ids"] = np.zeros_like(ids)

@@ -130,3 +130,19 @@ def test_cli_index_and_search_json(tmp_path):
     assert rows[0]["path"] == "pkg/config.py" and set(rows[0]) == {"path", "start_line", "end_line", "score"}
     assert rows[0]["start_line"] == 4 and rows[0]["end_line"] == 6
     assert "not a directory" in run_cli("index", str(root / "nope")).stderr
+
+
+def test_embeddings_rank_by_meaning_and_ignore_batch_padding():
+    import numpy as np
+
+    from lsp_server.retrieval.embeddings import Embedder
+
+    e = Embedder(threads=1)
+    texts = ["split a url into scheme, host and path", "def parse_url(url): return urlsplit(url)",
+             "def load_json(path): return json.load(open(path))"]
+    v = e.embed(texts)
+    assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
+    assert v[0] @ v[1] > v[0] @ v[2]
+    # a vector must not depend on what else is in its batch (padding is masked out)
+    alone = e.embed(texts[:1])[0]
+    assert np.allclose(alone, v[0], atol=1e-4)
