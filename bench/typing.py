@@ -58,7 +58,9 @@ class Run:
 def stretch(module: str, chars: int) -> tuple[str, int, int]:
     """A file's text and the [start, end) of whole lines to type, from the middle of the file."""
     text = Path(importlib.import_module(module).__file__).read_text()
-    mid = text.index("\ndef ", len(text) // 3) + 1
+    import re
+
+    mid = re.compile(r"^[ \t]*def ", re.M).search(text, len(text) // 3).start()
     end = mid
     while end - mid < chars:
         end = text.index("\n", end) + 1
@@ -188,7 +190,8 @@ def _peak_rss_mb(pid: int) -> float | None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chars", type=int, default=400, help="characters typed per file")
-    ap.add_argument("--files", default="textwrap,shlex", help="modules whose source is typed")
+    # a stdlib module (the model has surely seen it) and a 2025 one (pygls 2: after its training data)
+    ap.add_argument("--files", default="textwrap,pygls.workspace.text_document", help="modules whose source is typed")
     args = ap.parse_args()
     files = args.files.split(",")
     t = time.time()

@@ -21,6 +21,7 @@ class Settings:
     max_tokens: int = 32
     multiline: str = "auto"
     debounce_ms: int = 0
+    latency_budget_ms: int = 250  # a suggestion is cut short rather than shown after this (0: never)
     threads: int = 0
     max_file_bytes: int = 1_000_000
     retrieval: bool = True   # index the workspace; snippets from other files in completion prompts
@@ -74,6 +75,7 @@ SCHEMA = {
     "maxTokens": ("max_tokens", _int_range(1, 256)),
     "multiline": ("multiline", _choice(MULTILINE_MODES)),
     "debounceMs": ("debounce_ms", _int_range(0, 2000)),
+    "latencyBudgetMs": ("latency_budget_ms", _int_range(0, 10000)),
     "threads": ("threads", _int_range(0, 256)),
     "maxFileBytes": ("max_file_bytes", _int_range(1000, 100_000_000)),
     "retrieval": ("retrieval", _bool),

@@ -51,7 +51,7 @@ async function serverCommand(): Promise<string[]> {
 function serverSettings(): Record<string, unknown> {
   const cfg = vscode.workspace.getConfiguration('tandem');
   const out: Record<string, unknown> = {};
-  for (const key of ['enable', 'languages', 'model', 'precision', 'maxTokens', 'multiline', 'debounceMs', 'threads', 'maxFileBytes']) {
+  for (const key of ['enable', 'languages', 'model', 'precision', 'maxTokens', 'multiline', 'debounceMs', 'latencyBudgetMs', 'threads', 'maxFileBytes', 'retrieval']) {
     out[key] = cfg.get(key);
   }
   return out;

@@ -28,6 +28,7 @@ class CompletionRequest:
     suffix_tokens: int = 96
     reuse_prefix: bool = True
     speculate: bool = True
+    budget_ms: float = 0             # keystroke budget: past it, return what is generated (0: none)
     path: str = ""                   # the file's path relative to the workspace (for context)
     snippets: tuple = ()             # retrieval.context.Snippet from other files
 
@@ -79,12 +80,20 @@ def complete(engine: Engine, req: CompletionRequest, cancelled: Callable[[], boo
     generated: list[int] = []
     heal = prompt.heal.decode("utf-8", errors="replace")
     text = ""
+    first_token_at = 0.0
     with closing(engine.generate(prompt.ids, cfg, cancelled, stats)) as tokens:
         for t in tokens:
+            first_token_at = first_token_at or time.perf_counter()
             generated.append(t)
             text = tok.decode(generated)[len(heal):]
             if should_stop(text, ctx):
                 stats.stop_reason = stats.stop_reason or "filter"
+                break
+            # the budget is for decoding: prefill time is what it is (and mostly reused)
+            if req.budget_ms and text.strip() and (time.perf_counter() - first_token_at) * 1000 > req.budget_ms:
+                # A partial suggestion now beats a whole one after the next keystroke; typing
+                # through it, or the next request (drafting from this output), continues it.
+                stats.stop_reason = "budget"
                 break
     final = "" if stats.cancelled else postprocess(text, ctx)
     return CompletionResult(final, (time.perf_counter() - started) * 1000, ctx.multiline, text, stats)

@@ -89,7 +89,7 @@ class CompletionService:
     def _request(self, prefix: str, suffix: str) -> CompletionRequest:
         s = self.settings
         return CompletionRequest(prefix=prefix, suffix=suffix, multiline=s.multiline, max_tokens=s.max_tokens,
-                                 reuse_prefix=s.reuse_prefix, speculate=s.speculate)
+                                 reuse_prefix=s.reuse_prefix, speculate=s.speculate, budget_ms=s.latency_budget_ms)
 
     async def suggest(self, uri: str, prefix: str, suffix: str) -> Suggestion | None:
         """The suggestion at the cursor, or None (not ready, cancelled, nothing worth showing)."""
@@ -131,7 +131,8 @@ class CompletionService:
         if ticket.cancelled or result.stats.cancelled:
             self.stats.cancelled += 1
             return None
-        self.cache.put(key, result.text)
+        if result.stats.stop_reason != "budget":  # a cut-short suggestion is not the answer to cache
+            self.cache.put(key, result.text)
         if not result.text:
             return None
         self._shown[uri] = Shown(prefix, suffix, result.text)

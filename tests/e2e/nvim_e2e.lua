@@ -6,7 +6,7 @@ vim.opt.runtimepath:prepend(repo .. "/client-nvim")
 vim.opt.autoindent = false
 vim.opt.swapfile = false
 local tandem = require("tandem")
-tandem.setup({ cmd = vim.json.decode(os.getenv("TANDEM_SERVER_CMD")), settings = { threads = 2 }, debounce_ms = 30 })
+tandem.setup({ cmd = vim.json.decode(os.getenv("TANDEM_SERVER_CMD")), settings = { threads = 2, latencyBudgetMs = 0 }, debounce_ms = 30 })
 
 local result = { steps = {} }
 local function finish(ok, why)

@@ -45,6 +45,7 @@ def run_vscode(tmp_path, server_command, scenario=""):
     (user / "User" / "settings.json").write_text(json.dumps({
         "tandem.serverCommand": server_command,
         "tandem.threads": 2,
+        "tandem.latencyBudgetMs": 0,  # whole suggestions, so the assertions do not depend on CI speed
         "workbench.startupEditor": "none",
         "security.workspace.trust.enabled": False,
         "telemetry.telemetryLevel": "off",

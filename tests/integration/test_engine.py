@@ -74,3 +74,10 @@ def test_cancellation_stops_generation(engine):
     result = complete(engine, CompletionRequest(prefix=FIB, suffix="\n"), cancelled=lambda: True)
     assert result.text == ""
     assert result.stats.cancelled
+
+
+def test_latency_budget_returns_a_partial_suggestion(engine):
+    full = complete(engine, CompletionRequest(prefix=FIB, suffix="\n"))
+    cut = complete(engine, CompletionRequest(prefix=FIB, suffix="\n", budget_ms=0.001))
+    assert cut.stats.stop_reason == "budget"
+    assert cut.text and full.text.startswith(cut.text) and len(cut.text) < len(full.text)

@@ -21,7 +21,7 @@ async def wait_ready(client: LanguageClient, timeout: float = 300) -> dict:
 
 def init_params(options=None):
     return types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
-                                  initialization_options=options or {"tandem": {"threads": 2}})
+                                  initialization_options=options or {"tandem": {"threads": 2, "latencyBudgetMs": 0}})
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))

@@ -28,7 +28,7 @@ async def ws_client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         workspace_folders=[types.WorkspaceFolder(uri=ROOT.as_uri(), name="proj")],
-        initialization_options={"tandem": {"threads": 2}}))
+        initialization_options={"tandem": {"threads": 2, "latencyBudgetMs": 0}}))
     yield
     await lsp_client.shutdown_session()
 
