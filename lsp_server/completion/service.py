@@ -20,6 +20,8 @@ from lsp_server.stats import Stats
 
 log = logging.getLogger(__name__)
 
+NEXT_LINE_PAUSE_S = 0.25  # a pause this long at the end of a line starts the next-line prefill
+
 
 @dataclass
 class Ticket:
@@ -57,6 +59,7 @@ class CompletionService:
         self._tickets: dict[str, Ticket] = {}
         self._shown: dict[str, Shown] = {}
         self._prefill_ticket: Ticket | None = None
+        self._spare_ticket: Ticket | None = None
 
     # -- engine lifecycle -------------------------------------------------------------------
     def _load(self) -> None:
@@ -101,6 +104,7 @@ class CompletionService:
         ticket = self._tickets[uri] = Ticket()
         if self._prefill_ticket is not None:
             self._prefill_ticket.cancelled = True
+        self._cancel_spare()
 
         rest = remainder(self._shown.get(uri), prefix, suffix) if self.settings.typing_through else None
         if rest is not None:
@@ -136,6 +140,7 @@ class CompletionService:
         if not result.text:
             return None
         self._shown[uri] = Shown(prefix, suffix, result.text)
+        self.schedule_next_line(uri, prefix + result.text, suffix)
         return self._done(Suggestion(result.text, "model", result.latency_ms), started)
 
     def _complete(self, uri: str, engine, req: CompletionRequest, ticket: Ticket):
@@ -154,6 +159,38 @@ class CompletionService:
         ticket = self._tickets.get(uri)
         if ticket is not None:
             ticket.cancelled = True
+        self._cancel_spare()
+
+    def _cancel_spare(self) -> None:
+        if self._spare_ticket is not None:
+            self._spare_ticket.cancelled = True
+            self._spare_ticket = None
+
+    def schedule_next_line(self, uri: str, prefix: str, suffix: str, pause_s: float = NEXT_LINE_PAUSE_S) -> None:
+        """When the cursor ends a line and the user pauses, prefill the prompt they will ask for
+        after Enter (with the editor's auto-indent) into the engine's spare KV cache: starting
+        a line otherwise recomputes the whole suffix (~100 tokens, ~0.35 s)."""
+        line_suffix = suffix.split("\n", 1)[0]
+        line = prefix.rsplit("\n", 1)[-1]
+        if self.engine is None or not self.settings.reuse_prefix or line_suffix.strip() or not line.strip():
+            return
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        if line.rstrip().endswith((":", "{", "(", "[")):
+            indent += "\t" if indent.startswith("\t") else "    "
+        self._cancel_spare()
+        ticket = self._spare_ticket = Ticket()
+        engine, req = self.engine, self._request(prefix + "\n" + indent, suffix)
+
+        def run() -> None:
+            if ticket.cancelled:
+                return
+            r = req
+            if self.context is not None:
+                path, snippets = self.context(uri, r.prefix)
+                r = replace(r, path=path, snippets=snippets)
+            engine.prefill_spare(prepare(engine, r).ids, ticket)
+
+        asyncio.get_running_loop().call_later(pause_s, lambda: ticket.cancelled or self.executor.submit(run))
 
     def forget(self, uri: str) -> None:
         ticket = self._tickets.pop(uri, None)
@@ -182,6 +219,7 @@ class CompletionService:
         self.executor.submit(run)
 
     def shutdown(self) -> None:
+        self._cancel_spare()
         for t in self._tickets.values():
             t.cancelled = True
         if self._prefill_ticket is not None:

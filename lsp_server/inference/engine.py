@@ -75,6 +75,12 @@ class Engine:
             self.generator.prefill(prompt, GenerationConfig(), stats, cancelled)
         return stats
 
+    def prefill_spare(self, prompt: list[int], cancelled: Callable[[], bool] = lambda: False) -> int:
+        """Speculative prefill of a prompt the user may ask for after their next move (the next
+        line), into the generator's spare cache so the working cache stays warm."""
+        with self.lock:
+            return self.generator.prefill_spare(prompt, cancelled)
+
     def describe(self) -> dict:
         return {"model": self.spec.name, "precision": self.precision, "path": str(self.path),
                 "providers": self.decoder.providers, "load_seconds": round(self.load_seconds, 3), "warm": self.warm}

@@ -18,6 +18,7 @@ from lsp_server.inference.tokenizer import Healer
 
 
 PREFILL_CHUNK = 128
+SPARE_CHUNK = 24
 
 
 @dataclass
@@ -87,13 +88,17 @@ class Generator:
 
     def __init__(self, decoder: Decoder) -> None:
         self.decoder = decoder
-        self.cache = _Cache()
+        self.cache = _Cache()       # the working cache: requests extend and truncate it in place
+        # A second cache filled by speculative prefill (the next line, while the user pauses);
+        # a request that matches it better swaps it in. ~27 MB for 1,100 tokens of this model.
+        self.spare = _Cache()
         # The previous request's prompt + output. After a keystroke that follows the suggestion,
         # the model will mostly say the same again: it is the best draft source there is.
         self.last_sequence: list[int] = []
 
     def reset(self) -> None:
         self.cache = _Cache()
+        self.spare = _Cache()
         self.last_sequence = []
 
     def _draft(self, context: list[int], cfg: GenerationConfig, room: int, file_len: int) -> list[int]:
@@ -116,6 +121,9 @@ class Generator:
         """Bring the cache to `prompt` and return the logits after its last token (None when
         cancelled). Long prompts go in chunks so cancellation is honoured within ~0.5 s."""
         reuse = common_prefix_len(self.cache.ids, prompt) if cfg.reuse_prefix else 0
+        if cfg.reuse_prefix and common_prefix_len(self.spare.ids, prompt) > reuse:
+            self.cache, self.spare = self.spare, self.cache
+            reuse = common_prefix_len(self.cache.ids, prompt)
         reuse = min(reuse, len(prompt) - 1)  # the last token is always run: its logits are needed
         if reuse <= 0:
             self.cache = _Cache()
@@ -133,6 +141,31 @@ class Generator:
                 return logits[-1]
             if cancelled():
                 return None
+
+    def prefill_spare(self, prompt: list[int], cancelled: Callable[[], bool] = lambda: False) -> int:
+        """Speculative prefill into the spare cache, leaving the working cache untouched.
+        Returns the number of tokens computed."""
+        if not prompt:
+            return 0
+        own = common_prefix_len(self.spare.ids, prompt)
+        shared = common_prefix_len(self.cache.ids, prompt)
+        if shared > own and self.cache.past is not None:  # start from a copy of the working cache's prefix
+            self.spare = _Cache(list(self.cache.ids[:shared]), self.decoder.truncate(self.cache.past, shared))
+            if self.spare.past is self.cache.past:  # truncate() returns the same arrays when nothing is cut
+                self.spare.past = tuple(a.copy() for a in self.cache.past)
+            own = shared
+        elif own < len(self.spare.ids):
+            self.spare = _Cache(self.spare.ids[:own], self.decoder.truncate(self.spare.past, own) if own else None)
+        done = 0
+        pos = own
+        while pos < len(prompt) and not cancelled():
+            chunk = prompt[pos:pos + SPARE_CHUNK]  # small: a real request waits at most one chunk
+            past = self.spare.past if self.spare.past is not None else self.decoder.empty_past()
+            _, self.spare.past = self.decoder.forward(chunk, past, 1)
+            self.spare.ids = self.spare.ids + chunk
+            pos += len(chunk)
+            done += len(chunk)
+        return done
 
     @staticmethod
     def _pick(logits: np.ndarray, healer: Healer | None) -> int:

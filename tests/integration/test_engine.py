@@ -81,3 +81,22 @@ def test_latency_budget_returns_a_partial_suggestion(engine):
     cut = complete(engine, CompletionRequest(prefix=FIB, suffix="\n", budget_ms=0.001))
     assert cut.stats.stop_reason == "budget"
     assert cut.text and full.text.startswith(cut.text) and len(cut.text) < len(full.text)
+
+
+def test_spare_cache_is_used_and_changes_nothing(engine):
+    """A speculative prefill of the next line lands in the spare cache; the request for it then
+    reuses it, and the tokens equal a fresh plain greedy run."""
+    from lsp_server.completion.complete import prepare
+
+    line = FIB  # cursor on "    return "
+    next_line = "def fib(n):\n    if n < 2:\n        return n\n    return fib(n - 1) + fib(n - 2)\n\n"
+    engine.generator.reset()
+    plain = complete(engine, CompletionRequest(prefix=next_line, suffix="\n", reuse_prefix=False, speculate=False)).text
+    engine.generator.reset()
+    complete(engine, CompletionRequest(prefix=line, suffix="\n"))  # the working cache: this line
+    working = list(engine.generator.cache.ids)
+    computed = engine.prefill_spare(prepare(engine, CompletionRequest(prefix=next_line, suffix="\n")).ids)
+    assert computed > 0 and engine.generator.cache.ids == working  # working cache untouched
+    res = complete(engine, CompletionRequest(prefix=next_line, suffix="\n"))
+    assert res.stats.prompt_tokens - res.stats.reused_tokens <= 1  # all but the last token reused
+    assert res.text == plain
