@@ -146,6 +146,11 @@ async def replay(settings: dict, files: list[str], chars: int) -> dict:
                 saved += len(k.text)
                 p = k.pos + len(k.text)
         saved_total += saved
+        if os.environ.get("TANDEM_BENCH_DEBUG"):
+            for k in run.keys:
+                if k.answered and not k.cancelled and (k.answered - k.sent) > 0.3:
+                    line = target[:k.pos].rsplit("\n", 1)[-1]
+                    print(f"slow {1000 * (k.answered - k.sent):.0f} ms at {line!r} -> {k.text!r}", file=sys.stderr)
         typed_total += len(target)
         runs.append(run)
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))

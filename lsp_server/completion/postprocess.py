@@ -133,6 +133,8 @@ def postprocess(text: str, ctx: CursorContext) -> str:
 
 def should_stop(text: str, ctx: CursorContext) -> bool:
     """Early stop while streaming: the filters would cut everything after this point anyway."""
+    if len(text) >= 4 and "\n" not in text and not text.strip():
+        return True  # a run of spaces after the cursor: the model is stuck on indentation
     if not ctx.multiline:
         return "\n" in text
     if "```" in text:

@@ -106,6 +106,14 @@ class CompletionService:
             self._prefill_ticket.cancelled = True
         self._cancel_spare()
 
+        suggestion = await self._suggest(uri, prefix, suffix, ticket, started)
+        if not ticket.cancelled:
+            # Whatever the answer, the line may end here: get the next one ready. The text as
+            # typed, not with the suggestion: accepting it is an edit that comes back here anyway.
+            self.schedule_next_line(uri, prefix, suffix)
+        return suggestion
+
+    async def _suggest(self, uri: str, prefix: str, suffix: str, ticket: Ticket, started: float) -> Suggestion | None:
         rest = remainder(self._shown.get(uri), prefix, suffix) if self.settings.typing_through else None
         if rest is not None:
             self.stats.typing_through += 1
@@ -140,7 +148,6 @@ class CompletionService:
         if not result.text:
             return None
         self._shown[uri] = Shown(prefix, suffix, result.text)
-        self.schedule_next_line(uri, prefix + result.text, suffix)
         return self._done(Suggestion(result.text, "model", result.latency_ms), started)
 
     def _complete(self, uri: str, engine, req: CompletionRequest, ticket: Ticket):

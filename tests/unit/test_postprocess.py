@@ -59,3 +59,10 @@ def test_should_stop_single_line():
     ctx = cursor_context("x = ", "", "auto")
     assert not should_stop("foo(", ctx)
     assert should_stop("foo()\n", ctx)
+
+
+def test_should_stop_on_a_run_of_spaces():
+    ctx = cursor_context("def f():\n        ", "", "auto")
+    assert should_stop("    ", ctx)
+    assert not should_stop("  ", ctx)
+    assert not should_stop("\n    ", cursor_context("def f():\n    ", "", "always"))
