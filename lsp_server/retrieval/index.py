@@ -121,6 +121,8 @@ class CodeIndex:
             return 0
         missing: dict[str, list[int]] = defaultdict(list)
         for cid in ids:
+            if self.chunks[cid].kind == "statements":
+                continue  # imports and constants: BM25 finds them; embedding them is most of the build time
             digest = text_hash(embed_text(self.chunks[cid]))
             vec = self.store.get_vector(digest)
             if vec is not None:

@@ -23,7 +23,7 @@ from lsp_server.retrieval.chunker import Chunk
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 2  # 2: embeddings without fixed-length padding
+FORMAT_VERSION = 3  # 2: embeddings without fixed-length padding; 3: 64 tokens
 
 
 def text_hash(text: str) -> str:
