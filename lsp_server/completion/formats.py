@@ -25,6 +25,7 @@ class PromptFormat:
     fim_suffix: str | None = None
     fim_middle: str | None = None
     file_sep: str | None = None  # repo-level context: <file_sep>path\ncode per snippet, then the current file
+    repo_name: str | None = None
 
     @property
     def is_fim(self) -> bool:
@@ -40,7 +41,7 @@ class Prompt:
 def format_for(spec: ModelSpec) -> PromptFormat:
     if spec.fim:
         return PromptFormat("psm-typed-after-middle", spec.fim.prefix, spec.fim.suffix, spec.fim.middle,
-                            spec.fim.file_sep)
+                            spec.fim.file_sep, spec.fim.repo_name)
     return PromptFormat("prefix-only")
 
 
@@ -58,7 +59,7 @@ def context_ids(fmt: PromptFormat, tok: TokenizerWrapper, snippets, path: str) -
     if not snippets or not fmt.file_sep:
         return []
     sep = _special(tok, fmt.file_sep)
-    ids: list[int] = []
+    ids: list[int] = [_special(tok, fmt.repo_name)] + tok.encode("workspace\n") if fmt.repo_name else []
     for s in snippets:
         ids += [sep] + tok.encode(f"{s.path}\n{s.text}\n")
     return ids + [sep] + tok.encode(f"{path or 'current'}\n")

@@ -24,6 +24,7 @@ class FimTokens:
     suffix: str
     middle: str
     file_sep: str | None = None
+    repo_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def parse_manifest(text: str) -> Manifest:
             precisions=tuple(m["precisions"]),
             packages=tuple(Package(**p) for p in m["packages"]),
             stop_tokens=tuple(fim["stop"] if fim else m.get("stop_tokens", ())),
-            fim=FimTokens(fim["prefix"], fim["suffix"], fim["middle"], fim.get("file_sep")) if fim else None,
+            fim=FimTokens(fim["prefix"], fim["suffix"], fim["middle"], fim.get("file_sep"), fim.get("repo_name")) if fim else None,
             role=m.get("role", "completion"),
         )
     return Manifest(default=raw["default"], models=models, embedding=raw.get("embedding", "minilm-l6-v2"))
