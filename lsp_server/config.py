@@ -63,8 +63,8 @@ def _languages(v: Any) -> str | None:
 def _model(v: Any) -> str | None:
     from lsp_server.model_store.manifest import load_manifest
 
-    names = load_manifest().models
-    return None if v in names else f"must be one of {', '.join(sorted(names))}"
+    names = sorted(n for n, spec in load_manifest().models.items() if spec.role == "completion")
+    return None if v in names else f"must be one of {', '.join(names)}"
 
 
 SCHEMA = {

@@ -162,11 +162,6 @@ def _edit_point(params: types.DidChangeTextDocumentParams, text: str) -> int | N
     return start + len(normalise_eol(change.text))
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-def on_open(ls: TandemServer, params: types.DidOpenTextDocumentParams) -> None:
-    pass  # pygls keeps the text; prefill waits for the first edit (the cursor is unknown)
-
-
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def on_change(ls: TandemServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.service.document_changed(params.text_document.uri)

@@ -150,12 +150,15 @@ class CompletionService:
         self._shown[uri] = Shown(prefix, suffix, result.text)
         return self._done(Suggestion(result.text, "model", result.latency_ms), started)
 
+    def _with_context(self, uri: str, req: CompletionRequest) -> CompletionRequest:
+        """Add retrieval snippets (cached per region by the index service); engine thread only."""
+        if self.context is None or not uri:
+            return req
+        path, snippets = self.context(uri, req.prefix)
+        return replace(req, path=path, snippets=snippets)
+
     def _complete(self, uri: str, engine, req: CompletionRequest, ticket: Ticket):
-        """On the engine thread: add retrieval snippets (cached per region), then complete."""
-        if self.context is not None and not ticket.cancelled:
-            path, snippets = self.context(uri, req.prefix)
-            req = replace(req, path=path, snippets=snippets)
-        return complete(engine, req, ticket)
+        return complete(engine, req if ticket.cancelled else self._with_context(uri, req), ticket)
 
     def _done(self, s: Suggestion, started: float) -> Suggestion:
         self.stats.latencies_ms.append((time.perf_counter() - started) * 1000)
@@ -189,13 +192,8 @@ class CompletionService:
         engine, req = self.engine, self._request(prefix + "\n" + indent, suffix)
 
         def run() -> None:
-            if ticket.cancelled:
-                return
-            r = req
-            if self.context is not None:
-                path, snippets = self.context(uri, r.prefix)
-                r = replace(r, path=path, snippets=snippets)
-            engine.prefill_spare(prepare(engine, r).ids, ticket)
+            if not ticket.cancelled:
+                engine.prefill_spare(prepare(engine, self._with_context(uri, req)).ids, ticket)
 
         asyncio.get_running_loop().call_later(pause_s, lambda: ticket.cancelled or self.executor.submit(run))
 
@@ -217,11 +215,7 @@ class CompletionService:
 
         def run() -> None:
             if not ticket.cancelled:
-                r = req
-                if self.context is not None and uri:
-                    path, snippets = self.context(uri, req.prefix)
-                    r = replace(req, path=path, snippets=snippets)
-                engine.prefill(prepare(engine, r).ids, ticket)
+                engine.prefill(prepare(engine, self._with_context(uri, req)).ids, ticket)
 
         self.executor.submit(run)
 
