@@ -85,6 +85,9 @@ async def replay(settings: dict, files: list[str], chars: int) -> dict:
     for n, module in enumerate(files):
         full, start, end = stretch(module, chars)
         target = full[start:end]
+        # the user writes new lines on an empty line above the code that follows (which keeps
+        # its line break: the cursor line never has text of another line to its right)
+        full = full[:end] + "\n" + full[end:]
         uri = f"file:///bench/{module}.py"
         doc = full[:start] + full[end:]
         version = 1

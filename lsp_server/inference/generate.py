@@ -18,7 +18,7 @@ from lsp_server.inference.tokenizer import Healer
 
 
 PREFILL_CHUNK = 128
-SPARE_CHUNK = 24
+SPARE_CHUNK = 12
 
 
 @dataclass
