@@ -20,7 +20,7 @@ from lsp_server.stats import Stats
 
 log = logging.getLogger(__name__)
 
-NEXT_LINE_PAUSE_S = 0.12  # a pause this long at the end of a line starts the next-line prefill
+NEXT_LINE_PAUSE_S = 0.3  # longer than a keystroke gap (~0.125 s at 8 char/s): mid-line it must not fire
 
 
 @dataclass
