@@ -105,10 +105,11 @@ class Generator:
         draft = lookup_draft(context, cfg.ngram_max, cfg.ngram_min, min(cfg.draft_len, room), self.last_sequence)
         return draft or lookup_draft(context, cfg.ngram_max, cfg.ngram_min, min(file_len, room))
 
-    def _extend(self, ids: list[int], keep: int) -> np.ndarray:
-        past = self.cache.past if self.cache.past is not None else self.decoder.empty_past()
-        logits, self.cache.past = self.decoder.forward(ids, past, keep)
-        self.cache.ids = self.cache.ids + ids
+    def _extend(self, ids: list[int], keep: int, cache: _Cache | None = None) -> np.ndarray:
+        cache = self.cache if cache is None else cache
+        past = cache.past if cache.past is not None else self.decoder.empty_past()
+        logits, cache.past = self.decoder.forward(ids, past, keep)
+        cache.ids = cache.ids + ids
         return logits
 
     def _truncate(self, n: int) -> None:
@@ -149,10 +150,10 @@ class Generator:
             return 0
         own = common_prefix_len(self.spare.ids, prompt)
         shared = common_prefix_len(self.cache.ids, prompt)
-        if shared > own and self.cache.past is not None:  # start from a copy of the working cache's prefix
+        if shared > own and self.cache.past is not None:
+            # Start from the working cache's prefix. Sharing its arrays is safe: KV arrays are
+            # never written in place (forward returns new ones, truncate copies).
             self.spare = _Cache(list(self.cache.ids[:shared]), self.decoder.truncate(self.cache.past, shared))
-            if self.spare.past is self.cache.past:  # truncate() returns the same arrays when nothing is cut
-                self.spare.past = tuple(a.copy() for a in self.cache.past)
             own = shared
         elif own < len(self.spare.ids):
             self.spare = _Cache(self.spare.ids[:own], self.decoder.truncate(self.spare.past, own) if own else None)
@@ -160,9 +161,7 @@ class Generator:
         pos = own
         while pos < len(prompt) and not cancelled():
             chunk = prompt[pos:pos + SPARE_CHUNK]  # small: a real request waits at most one chunk
-            past = self.spare.past if self.spare.past is not None else self.decoder.empty_past()
-            _, self.spare.past = self.decoder.forward(chunk, past, 1)
-            self.spare.ids = self.spare.ids + chunk
+            self._extend(chunk, 1, self.spare)
             pos += len(chunk)
             done += len(chunk)
         return done
@@ -202,40 +201,9 @@ class Generator:
     def _decode(self, token: int, generated: list[int], healer: Healer | None, cfg: GenerationConfig,
                 cancelled: Callable[[], bool], stats: GenerationStats) -> Iterator[int]:
         file_len = 4  # adaptive length of drafts copied from the file
+        pending = [token]  # chosen, not yet yielded; the last one is not yet in the KV cache
         while True:
-            if token in cfg.stop_ids:
-                stats.stop_reason = "stop_token"
-                return
-            generated.append(token)
-            stats.generated += 1
-            yield token
-            if len(generated) >= cfg.max_new_tokens:
-                stats.stop_reason = "max_tokens"
-                return
-            if cancelled():
-                stats.cancelled, stats.stop_reason = True, "cancelled"
-                return
-            draft: list[int] = []
-            if healer is not None and not healer.active:
-                healer = None
-            if cfg.speculate and healer is None:
-                draft = self._draft(self.cache.ids + [token], cfg, cfg.max_new_tokens - len(generated), file_len)
-            stats.forward_passes += 1
-            if not draft:
-                token = self._pick(self._extend([token], keep=1)[-1], healer)
-                continue
-            # Verify: logits row j predicts the token after [token] + draft[:j].
-            base = len(self.cache.ids)
-            rows = self._extend([token] + draft, keep=len(draft) + 1)
-            best = np.argmax(rows, axis=-1)
-            stats.drafted += len(draft)
-            ok = 0
-            while ok < len(draft) and int(best[ok]) == draft[ok]:
-                ok += 1
-            stats.accepted += ok
-            file_len = min(cfg.draft_len, file_len * 2) if ok == len(draft) else max(2, ok + 1)
-            self._truncate(base + 1 + ok)  # drop the KV of rejected draft tokens
-            for t in draft[:ok]:
+            for t in pending:
                 if t in cfg.stop_ids:
                     stats.stop_reason = "stop_token"
                     return
@@ -248,4 +216,25 @@ class Generator:
                 if cancelled():
                     stats.cancelled, stats.stop_reason = True, "cancelled"
                     return
-            token = int(best[ok])
+            token = pending[-1]
+            draft: list[int] = []
+            if healer is not None and not healer.active:
+                healer = None
+            if cfg.speculate and healer is None:
+                draft = self._draft(self.cache.ids + [token], cfg, cfg.max_new_tokens - len(generated), file_len)
+            stats.forward_passes += 1
+            if not draft:
+                pending = [self._pick(self._extend([token], keep=1)[-1], healer)]
+                continue
+            # Verify: logits row j predicts the token after [token] + draft[:j].
+            base = len(self.cache.ids)
+            rows = self._extend([token] + draft, keep=len(draft) + 1)
+            best = np.argmax(rows, axis=-1)
+            stats.drafted += len(draft)
+            ok = 0
+            while ok < len(draft) and int(best[ok]) == draft[ok]:
+                ok += 1
+            stats.accepted += ok
+            file_len = min(cfg.draft_len, file_len * 2) if ok == len(draft) else max(2, ok + 1)
+            self._truncate(base + 1 + ok)  # drop the KV of rejected draft tokens
+            pending = draft[:ok] + [int(best[ok])]
