@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from lsp_server.errors import ModelNotInstalled, TandemError
 from lsp_server.inference.decoder import Decoder
 from lsp_server.inference.generate import GenerationConfig, GenerationStats, Generator
@@ -80,6 +82,18 @@ class Engine:
         line), into the generator's spare cache so the working cache stays warm."""
         with self.lock:
             return self.generator.prefill_spare(prompt, cancelled)
+
+    def log_likelihood(self, ids: list[int]) -> float:
+        """Sum of log p(token | tokens before it) over ids[1:], from a fresh cache (the
+        generator's caches are left alone). Used to rank candidate texts."""
+        if len(ids) < 2:
+            return 0.0
+        with self.lock:
+            logits, _ = self.decoder.forward(ids[:-1], self.decoder.empty_past(), keep=len(ids) - 1)
+        rows = logits[0].astype(np.float64)
+        rows -= rows.max(axis=1, keepdims=True)
+        logp = rows - np.log(np.exp(rows).sum(axis=1, keepdims=True))
+        return float(logp[np.arange(len(ids) - 1), ids[1:]].sum())
 
     def describe(self) -> dict:
         return {"model": self.spec.name, "precision": self.precision, "path": str(self.path),

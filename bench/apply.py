@@ -1,0 +1,212 @@
+"""Diff expander benchmark: sketches of real changes between released package versions.
+
+For each file that changed between two pinned releases of well-known pure-Python packages
+(wheels downloaded from PyPI at benchmark time, cached in ~/.cache/tandem-bench), write a sketch
+the way a frontier model does, in one of these styles (rotating per file):
+  hunks        changed hunks with 3 context lines; unchanged stretches elided by a marker
+               (wording varies: "... existing code ...", "rest of the file unchanged", "...")
+  tight        the same with 1 context line
+  functions    every top-level function/class touched by the change, rewritten in full
+The answer is the new release's file. Reported: exact-match rate, explicit failures, silent wrong
+merges (returned text != answer), latency p50/p95 per file and output characters per second,
+with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
+the local model to rewrite the whole file from original + sketch.
+
+    python bench/apply.py [--baseline-files 4] [--no-model]
+
+Prints one JSON object.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import argparse  # noqa: E402
+import ast  # noqa: E402
+import difflib  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+import zipfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+PAIRS = [("attrs", "23.2.0", "24.2.0"), ("click", "8.1.3", "8.1.7"), ("requests", "2.31.0", "2.32.3"),
+         ("jinja2", "3.1.2", "3.1.4"), ("itsdangerous", "2.1.2", "2.2.0"), ("markupsafe", "2.1.3", "2.1.5"),
+         ("werkzeug", "3.0.1", "3.1.3"), ("flask", "3.0.0", "3.1.0")]
+CACHE = Path.home() / ".cache" / "tandem-bench" / "packages"
+MARKERS = ["# ... existing code ...", "# ... rest of the code unchanged ...", "# ...", "# (unchanged code omitted)",
+           "# ... existing code (unchanged) ..."]
+MAX_CHANGED_FRACTION = 0.5  # a file rewritten more than this is a new file, not a sketch
+
+
+def wheel_sources(name: str, version: str) -> dict[str, str]:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    pick = lambda: [w for w in CACHE.glob("*.whl") if w.name.lower().startswith(f"{name}-{version}-")]  # noqa: E731
+    if not pick():
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "-d", str(CACHE), f"{name}=={version}"], check=True)
+    with zipfile.ZipFile(pick()[0]) as zf:
+        return {m: zf.read(m).decode("utf-8", "replace") for m in zf.namelist()
+                if m.endswith(".py") and ".dist-info/" not in m}
+
+
+def _top_level_spans(text: str) -> list[tuple[int, int]]:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    spans = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            spans.append((start, node.end_lineno))
+            if isinstance(node, ast.ClassDef):  # methods too: a change usually touches one method
+                for sub in node.body:
+                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        s = min([sub.lineno] + [d.lineno for d in sub.decorator_list]) - 1
+                        spans.append((s, sub.end_lineno))
+    return spans
+
+
+def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
+    a, b = old.split("\n"), new.split("\n")
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    keep = [False] * len(b)  # which lines of the new file the sketch shows
+    context = {"hunks": 3, "tight": 1, "functions": 1}[style]
+    changed_new: list[tuple[int, int]] = []
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "equal":
+            changed_new.append((j1, j2))
+    spans = _top_level_spans(new) if style == "functions" else []
+    for j1, j2 in changed_new:
+        lo, hi = j1, max(j2, j1 + 1)
+        for _ in range(context):  # context counts non-blank lines, as a model writing a sketch would
+            lo -= 1
+            while lo > 0 and not b[lo].strip():
+                lo -= 1
+            hi += 1
+            while hi < len(b) and not b[hi - 1].strip():
+                hi += 1
+        lo, hi = max(0, lo), min(len(b), hi)
+        for s, e in spans:  # innermost definition around the change, in full
+            if s <= j1 < e:
+                lo, hi = min(lo, s), max(hi, e)
+        for j in range(lo, hi):
+            keep[j] = True
+    marker = MARKERS[marker_no % len(MARKERS)]
+    out, eliding = [], False
+    for j, line in enumerate(b):
+        if keep[j]:
+            out.append(line)
+            eliding = False
+        elif not eliding:  # the marker sits at the shallowest indentation of what it stands for
+            stop = next((k for k in range(j, len(b)) if keep[k]), len(b))
+            widths = [len(x) - len(x.lstrip()) for x in b[j:stop] if x.strip()]
+            out.append(" " * (min(widths) if widths else 0) + marker)
+            eliding = True
+    return "\n".join(out)
+
+
+def make_cases(limit: int) -> list[dict]:
+    cases = []
+    for name, v_old, v_new in PAIRS:
+        old_src, new_src = wheel_sources(name, v_old), wheel_sources(name, v_new)
+        for path in sorted(set(old_src) & set(new_src)):
+            old, new = old_src[path], new_src[path]
+            if old == new:
+                continue
+            ratio = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False).ratio()
+            if ratio < 1 - MAX_CHANGED_FRACTION:
+                continue
+            style = ["hunks", "tight", "functions"][len(cases) % 3]
+            cases.append({"id": f"{name}/{path}", "path": path, "original": old, "answer": new, "style": style,
+                          "sketch": sketch_of(old, new, style, len(cases))})
+    return cases[:limit]
+
+
+def run_expander(cases: list[dict], chooser) -> dict:
+    from lsp_server.apply import ApplyError, expand
+
+    exact = failed = wrong = 0
+    lat, chars, secs = [], 0, 0.0
+    failures, wrongs = [], []
+    for c in cases:
+        t0 = time.perf_counter()
+        try:
+            res = expand(c["original"], c["sketch"], c["path"], chooser=chooser).text
+        except ApplyError as exc:
+            res = None
+            failures.append(f"{c['id']} ({c['style']}): {str(exc)[:120]}")
+        dt = time.perf_counter() - t0
+        lat.append(dt * 1000)
+        if res is None:
+            failed += 1
+        elif res == c["answer"]:
+            exact += 1
+            chars += len(res)
+            secs += dt
+        else:
+            wrong += 1
+            wrongs.append(f"{c['id']} ({c['style']})")
+    lat.sort()
+    n = len(cases)
+    return {"exact": round(exact / n, 4), "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
+            "latency_ms_p50": round(lat[n // 2], 2), "latency_ms_p95": round(lat[int(n * 0.95)], 2),
+            "output_chars_per_s": round(chars / secs) if secs else None,
+            "failure_examples": failures[:6], "wrong_examples": wrongs[:10]}
+
+
+def run_baseline(cases: list[dict], engine, max_new: int = 3000) -> dict:
+    """The local model rewrites the whole file from original + sketch (chat prompt, greedy)."""
+    from lsp_server.inference.generate import GenerationConfig
+
+    tok = engine.tokenizer
+    exact, lat, chars = 0, [], 0
+    for c in cases:
+        prompt = ("<|im_start|>system\nYou merge code edits. Output only the complete updated file.<|im_end|>\n"
+                  f"<|im_start|>user\nOriginal file {c['path']}:\n```python\n{c['original']}\n```\n"
+                  f"Edit sketch (`...` comments stand for unchanged code):\n```python\n{c['sketch']}\n```\n"
+                  "Write the complete updated file.<|im_end|>\n<|im_start|>assistant\n```python\n")
+        ids = tok.encode(prompt)
+        cfg = GenerationConfig(max_new_tokens=max_new, stop_ids=engine.stop_ids, speculate=True)
+        t0 = time.perf_counter()
+        out = list(engine.generate(ids, cfg))
+        text = tok.decode(out)
+        lat.append((time.perf_counter() - t0) * 1000)
+        text = text.split("```")[0]
+        exact += text.strip() == c["answer"].strip()
+        chars += len(text)
+    return {"files": len(cases), "exact": round(exact / len(cases), 4),
+            "latency_ms_p50": round(sorted(lat)[len(lat) // 2]), "output_chars_per_s": round(chars / (sum(lat) / 1000))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--files", type=int, default=400)
+    ap.add_argument("--baseline-files", type=int, default=3)
+    ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
+    args = ap.parse_args()
+    cases = make_cases(args.files)
+    styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions")}
+    result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in PAIRS], "files": len(cases),
+              "styles": styles, "without_tiebreaker": run_expander(cases, None)}
+    if not args.no_model:
+        from lsp_server.apply.tiebreak import model_chooser
+        from lsp_server.inference.engine import get_engine
+
+        engine = get_engine(None, None, 0)
+        engine.warm_up()
+        result["with_tiebreaker"] = run_expander(cases, model_chooser(engine))
+        if args.baseline_files:
+            small = sorted(cases, key=lambda c: len(c["original"]))[: args.baseline_files]
+            result["baseline_model_rewrite"] = run_baseline(small, engine)
+            result["baseline_expander_same_files"] = {k: v for k, v in run_expander(small, None).items()
+                                                      if k in ("exact", "latency_ms_p50")}
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+"""Sketch + original → exact new text (pure; the model tie-breaker is passed in).
+
+The sketch is aligned to the original by one dynamic programme (`align.py`): an edit distance in
+which elision markers are wildcards covering runs of original lines. Its path says, for every
+line, what happens to it: kept under a marker, matched by a sketch line, dropped, or new. Then:
+- a block opener whose body the sketch rewrote, followed by a marker outside the block, loses
+  its whole old body (tree-sitter says where the block ends): the marker means "the rest of the
+  file", not "the rest of this function";
+- new lines floating between two markers (no line of context) are placed at the only plausible
+  boundary, or the local model chooses among several, or the expander refuses;
+- kept lines come from the original (its whitespace, its line endings); new lines from the
+  sketch, converted to the file's tabs/spaces and indentation offset;
+- the result must parse no worse than the original (tree-sitter error count).
+Failures raise ApplyError with a reason: a wrong merge is worse than none.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from lsp_server.apply import syntax
+from lsp_server.apply.align import Op, align, indent_of
+from lsp_server.apply.markers import is_marker
+from lsp_server.protocol import detect_eol, normalise_eol
+
+MIN_CONFIDENCE = 0.5
+FENCE = re.compile(r"^\s*```")
+CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
+
+# A tie-breaker gets the candidate full texts and returns the index of the likeliest, or None.
+Chooser = Callable[[Sequence[str]], "int | None"]
+
+
+class ApplyError(Exception):
+    """The sketch cannot be applied with confidence; str() is the reason."""
+
+
+@dataclass
+class Expansion:
+    text: str
+    confidence: float
+    notes: list[str] = field(default_factory=list)
+
+
+def _uses_tabs(lines: Sequence[str]) -> bool | None:
+    tabs = spaces = 0
+    for line in lines:
+        if line[:1] == "\t":
+            tabs += 1
+        elif line[:1] == " " and line.strip():
+            spaces += 1
+    return None if tabs == spaces == 0 else tabs > spaces
+
+
+class _Indenter:
+    """Maps the sketch's indentation to the file's: tabs vs spaces, then a uniform column offset
+    (a method sketched without its class's indentation). Levels are not re-scaled: a fragment
+    says too little about its own indentation unit to convert 2 ↔ 4 spaces safely."""
+
+    def __init__(self, original: Sequence[str], sketch: Sequence[str]) -> None:
+        file_tabs, sketch_tabs = _uses_tabs(original), _uses_tabs(sketch)
+        self.to_tabs = file_tabs is True and sketch_tabs is False
+        self.to_spaces = file_tabs is False and sketch_tabs is True
+        self.offset = 0  # columns added to every new line
+
+    def _tabs(self, line: str) -> str:
+        ind = indent_of(line)
+        if self.to_tabs:
+            width = len(ind.replace("\t", "    "))
+            return "\t" * (width // 4) + " " * (width % 4) + line.lstrip()
+        if self.to_spaces:
+            return ind.replace("\t", "    ") + line.lstrip()
+        return line
+
+    def learn_offset(self, pairs: Sequence[tuple[str, str]]) -> None:
+        deltas: dict[int, int] = {}
+        for o, s in pairs:
+            if o.strip():
+                d = len(indent_of(o)) - len(indent_of(self._tabs(s)))
+                deltas[d] = deltas.get(d, 0) + 1
+        if deltas:
+            self.offset = max(deltas.items(), key=lambda kv: kv[1])[0]
+
+    def convert(self, line: str) -> str:
+        if not line.strip():
+            return ""
+        line = self._tabs(line)
+        if self.offset > 0:
+            return ("\t" if self.to_tabs or line[:1] == "\t" else " ") * self.offset + line
+        if self.offset < 0:
+            return line[min(-self.offset, len(indent_of(line))):]
+        return line
+
+
+def _clean(sketch: str) -> list[str]:
+    """Sketch lines without a surrounding Markdown fence and trailing blank lines."""
+    lines = normalise_eol(sketch).split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines and FENCE.match(lines[0]) and FENCE.match(lines[-1]) and len(lines) > 1:
+        lines = lines[1:-1]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+class _Expander:
+    def __init__(self, original: str, sketch: str, path: str, chooser: Chooser | None):
+        self.path, self.chooser = path, chooser
+        self.eol = detect_eol(original)
+        self.text = normalise_eol(original)
+        self.final_newline = self.text.endswith("\n")
+        self.o = self.text.split("\n")
+        if self.final_newline:
+            self.o.pop()
+        keys = frozenset(x.strip() for x in self.o)
+        self.s = _clean(sketch)
+        self.marker = [is_marker(x, keys) for x in self.s]
+        self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
+        self.confidence = 1.0
+        self.notes: list[str] = []
+
+    def penalise(self, factor: float, note: str) -> None:
+        self.confidence *= factor
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def run(self) -> Expansion:
+        if not any(x.strip() for x in self.s):
+            raise ApplyError("the sketch is empty")
+        ops = align(self.o, self.s, self.marker)
+        matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
+        if not matched:
+            if any(self.marker):
+                raise ApplyError("no line of the sketch matches the file: cannot tell where it goes")
+            if self.text.strip():
+                self.penalise(0.9, "no line in common: the sketch replaces the whole file")
+            return self.finish(list(self.s))
+        self.ind.learn_offset([(self.o[op.o], self.s[op.s]) for op in matched])
+        ops = self.whole_bodies(ops)
+        ops = self.place_floating(ops)
+        edges = [op.o for op in ops if op.kind == "edge" and self.o[op.o].strip()]
+        if (edges and edges[0] < ops[0].o + 1 and not self.marker[0]) or \
+                (edges and edges[-1] == len(self.o) - 1 and not self.marker[-1]):
+            self.penalise(0.95, "lines at the file's edge not in the sketch: kept")
+        return self.finish(self.emit(ops))
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def whole_bodies(self, ops: list[Op]) -> list[Op]:
+        """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker
+        stands for what follows the function, so the old body goes (up to tree-sitter's end)."""
+        out = list(ops)
+        for k, op in enumerate(out):
+            if op.kind != "match" or not self.o[op.o].rstrip().endswith((":", "{")):
+                continue
+            opener_ind = len(indent_of(self.o[op.o]))
+            saw_new, m = False, k + 1
+            while m < len(out) and (out[m].kind in ("new", "drop") or (out[m].kind == "match" and not self.o[out[m].o].strip())):
+                saw_new |= out[m].kind == "new" and bool(self.s[out[m].s].strip())
+                m += 1
+            if not saw_new or m >= len(out) or out[m].kind != "cover":
+                continue
+            if len(indent_of(self.s[out[m].s])) > opener_ind:
+                continue  # the marker is inside the block: it elides the rest of the body
+            end = syntax.block_end(self.path, self.text, op.o, opener_ind)
+            if end is None:
+                continue
+            last_new = next(self.s[out[x].s] for x in range(m - 1, k, -1) if out[x].kind == "new" and self.s[out[x].s].strip())
+            if CLOSER.match(self.o[end].strip()) and not CLOSER.match(last_new.strip()):
+                end -= 1  # the sketch's run stops before the closing brace: keep the original's
+            x = m
+            while x < len(out) and out[x].kind == "cover" and out[x].o <= end:
+                out[x] = Op("drop", out[x].o, out[x].s)
+                x += 1
+            self.penalise(0.97, "a rewritten block replaces the whole old block")
+        return out
+
+    def place_floating(self, ops: list[Op]) -> list[Op]:
+        """New lines between two markers with no context: check that only one place fits."""
+        k = 0
+        while k < len(ops):
+            if ops[k].kind != "new":
+                k += 1
+                continue
+            start = k
+            while k < len(ops) and ops[k].kind == "new":
+                k += 1
+            run = ops[start:k]
+            first, last = run[0].s, run[-1].s
+            before = first - 1 >= 0 and self.marker[first - 1]
+            after = last + 1 < len(self.s) and self.marker[last + 1]
+            if not (before and after):
+                continue
+            lo = start
+            while lo > 0 and ops[lo - 1].kind == "cover" and ops[lo - 1].s == first - 1:
+                lo -= 1
+            hi = k
+            while hi < len(ops) and ops[hi].kind == "cover" and ops[hi].s == last + 1:
+                hi += 1
+            region = [op.o for op in ops[lo:start] + ops[k:hi]]
+            if not region:
+                continue
+            lines = [self.s[op.s] for op in run if self.s[op.s].strip()]
+            if not lines:
+                continue
+            points = self.insertion_points(region, lines[0])
+            chosen = start - lo  # the programme's choice: after this many covered lines
+            if len(points) > 1:
+                pick = self.choose(ops, lo, start, k, hi, points, [self.s[op.s] for op in run])
+                chosen = points[pick]
+            elif points:
+                chosen = points[0]
+            covered_before = [Op("cover", o, first - 1) for o in region[:chosen]]
+            covered_after = [Op("cover", o, last + 1) for o in region[chosen:]]
+            ops[lo:hi] = covered_before + run + covered_after
+            k = lo + len(covered_before) + len(run)
+        return ops
+
+    def insertion_points(self, region: list[int], first_line: str) -> list[int]:
+        """Offsets into region where a block at first_line's indentation can start: after a
+        blank line (or the region start) and before a line indented no deeper (or the end)."""
+        want = len(indent_of(self.ind.convert(first_line)))
+        o = self.o
+        points = []
+        for p in range(len(region) + 1):
+            after_blank = p == 0 or not o[region[p - 1]].strip()
+            fits = p == len(region) or (o[region[p]].strip() and len(indent_of(o[region[p]])) <= want)
+            if after_blank and fits:
+                points.append(p)
+        return points
+
+    def choose(self, ops, lo, start, k, hi, points, run_lines) -> int:
+        preview = run_lines[0].strip() if run_lines else ""
+        region = [op.o for op in ops[lo:start] + ops[k:hi]]
+        places = ", ".join(str(region[p] + 1) if p < len(region) else "end" for p in points[:6])
+        if self.chooser is None:
+            raise ApplyError(f"{len(points)} places fit the new lines starting {preview[:60]!r} "
+                             f"(before original lines {places}) and the sketch gives no context")
+        texts = []
+        for p in points:
+            trial = ops[:lo] + [Op("cover", o, -1) for o in region[:p]] + ops[start:k] + \
+                [Op("cover", o, -1) for o in region[p:]] + ops[hi:]
+            texts.append("\n".join(self.emit(trial)))
+        pick = self.chooser(texts)
+        if pick is None:
+            raise ApplyError(f"the local model could not choose among {len(points)} places for {preview[:60]!r}")
+        self.penalise(0.8, f"placement chosen by the local model among {len(points)}")
+        return pick
+
+    # -- output -----------------------------------------------------------------------------
+
+    def emit(self, ops: list[Op]) -> list[str]:
+        out: list[str] = []
+        for op in ops:
+            if op.kind in ("cover", "edge"):
+                out.append(self.o[op.o])
+            elif op.kind == "match":
+                o_line, s_line = self.o[op.o], self.ind.convert(self.s[op.s])
+                # same text: the original's whitespace; indentation changed by the sketch: the sketch's
+                out.append(o_line if not s_line or indent_of(s_line) == indent_of(o_line) else s_line)
+            elif op.kind == "new":
+                out.append(self.ind.convert(self.s[op.s]))
+        return out
+
+    def finish(self, lines: list[str]) -> Expansion:
+        text = "\n".join(lines)
+        if self.final_newline or (not self.text and lines):
+            text += "\n"
+        before, after = syntax.error_count(self.path, self.text), syntax.error_count(self.path, text)
+        if before is not None and after is not None and after > before:
+            raise ApplyError(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
+        if self.confidence < MIN_CONFIDENCE:
+            raise ApplyError(f"confidence {self.confidence:.2f} is below {MIN_CONFIDENCE}: " + "; ".join(self.notes))
+        if self.eol != "\n":
+            text = text.replace("\n", self.eol)
+        return Expansion(text, round(self.confidence, 3), self.notes)
+
+
+def expand(original: str, sketch: str, path: str = "", chooser: Chooser | None = None) -> Expansion:
+    """The full new text of `path` after applying `sketch` to `original`, or ApplyError."""
+    return _Expander(original, sketch, path, chooser).run()

@@ -1,0 +1,51 @@
+"""tree-sitter facts the expander needs: error counts and where definitions end."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_server.retrieval.languages import grammar
+
+
+def _tree(path: str, text: str):
+    g = grammar(Path(path).suffix.lower())
+    if g is None:
+        return None
+    from tree_sitter import Parser
+
+    return Parser(g[0]).parse(text.encode("utf-8"))
+
+
+def error_count(path: str, text: str) -> int | None:
+    """ERROR and MISSING nodes in the parse, or None without a grammar."""
+    tree = _tree(path, text)
+    if tree is None:
+        return None
+    count, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        if node.has_error:
+            stack.extend(node.children)
+    return count
+
+
+def block_end(path: str, text: str, line: int, column: int = 0) -> int | None:
+    """Last line (0-based) of the largest multi-line node that starts on `line` (a def, class,
+    if-block...), or None without a grammar or such node."""
+    tree = _tree(path, text)
+    if tree is None:
+        return None
+    best = None
+    node = tree.root_node.descendant_for_point_range((line, column), (line, column))
+    # climb from the leaf at the line start to the largest ancestor still starting on that line
+    while node is not None:
+        if node.start_point[0] == line and node.end_point[0] > line:
+            best = node
+        elif node.start_point[0] < line:
+            break
+        node = node.parent
+    if best is None:
+        return None
+    end = best.end_point[0]
+    return end - 1 if best.end_point[1] == 0 else end
