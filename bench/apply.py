@@ -96,6 +96,16 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
                 lo, hi = min(lo, s), max(hi, e)
         for j in range(lo, hi):
             keep[j] = True
+    j = 0
+    while j < len(b):  # nobody elides one or two lines: a marker would be longer than the code
+        if keep[j]:
+            j += 1
+            continue
+        stop = next((k for k in range(j, len(b)) if keep[k]), len(b))
+        if stop - j < 3 and j > 0 and stop < len(b):
+            for k in range(j, stop):
+                keep[k] = True
+        j = stop
     marker = MARKERS[marker_no % len(MARKERS)]
     out, eliding = [], False
     for j, line in enumerate(b):

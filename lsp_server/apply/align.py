@@ -2,9 +2,10 @@
 
 An edit distance between the original's lines and the sketch's lines in which an elision marker
 is a wildcard. Costs (integers; why in brackets):
-- a sketch line equal to an original line: match, -MATCH (a kept line is the strongest evidence
-  of position); trivial lines (`}`, `else:`) and blank lines match for 0 (they are everywhere);
-- a sketch line that exists in the file but is left unmatched: +INS + MATCH (re-typing a kept
+- a sketch line equal to an original line: match, -MATCH for a line the file has once (a kept
+  line is the strongest evidence of position), twice that for a definition (`def`, `class`...),
+  -2 or -1 for a line found in several places; trivial lines (`}`, `else:`) and blank lines match for 0 (they are everywhere);
+- a sketch line the file has exactly once, left unmatched: +INS + its reward (re-typing a kept
   line while a marker swallows the original would duplicate it);
 - a new sketch line: +INS, or +SIMILAR_SUB in place of a similar original line (an edited line
   replaces the line it edits rather than being added next to it), +INS in place of any line;
@@ -28,6 +29,9 @@ SIMILAR_SUB = 1
 DEL = 2
 BIG = 1 << 50
 TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|break|continue|end|\.\.\.|\"\"\"|''')$")
+# definitions name a place in the file: their lines are the strongest anchors
+DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class|function|func|fn|interface|struct|enum|impl|type)\s+\w|"
+                        r"^(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|class|function|fn)\s")
 TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|\S")
 
 
@@ -49,18 +53,21 @@ def _signature(key: str) -> tuple[str, ...] | None:
     return tuple(TOKEN.findall(key)[:3])
 
 
-def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int]) -> list[Op]:
+def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool) -> list[Op]:
     n, m = len(o), len(s)
     o_keys = [x.strip() for x in o]
     ids: dict[str, int] = {"": 0}
     o_ids = np.array([ids.setdefault(k, len(ids)) for k in o_keys], dtype=np.int64)
+    counts: dict[str, int] = {}
+    for k in o_keys:
+        counts[k] = counts.get(k, 0) + 1
     sigs: dict[tuple, int] = {}
     o_sig = np.array([sigs.setdefault(g, len(sigs)) if (g := _signature(k)) else -1 for k in o_keys], dtype=np.int64)
     o_blank = o_ids == 0
     o_indent = np.array([len(indent_of(x)) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
-    rows[0] = 0  # leading original lines may stay out of the sketch
+    rows[0] = 0 if free_edges else del_cost  # leading original lines may stay out of the sketch
     costs: list[tuple[int, int, int, int, int]] = []  # per sketch line: id, match, ins, similar sub, signature
     for i in range(m):
         prev = rows[i]
@@ -68,14 +75,26 @@ def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int
             width = len(indent_of(s[i]))
             seg = np.concatenate([[0], np.cumsum((o_indent < width) & ~o_blank)])
             offset = (seg[-1] - seg) * (1 << 30)  # later segments lower: no minimum carries across a barrier
-            rows[i + 1] = np.minimum.accumulate(prev + offset) - offset
-            costs.append((-1, 0, 0, -1, -1))
+            # starting to cover in the middle of a deeper block (the tail of a function, for a
+            # marker standing for the functions after it) is allowed but not free
+            best = np.minimum.accumulate(prev + offset)  # best[j-1]: cheapest k <= j-1 in that segment
+            covered = np.where(seg[:-1] == seg[1:], best[:-1] - offset[1:], BIG)  # o[j-1] no barrier
+            rows[i + 1] = np.minimum(prev, np.concatenate([[BIG], covered]))
+            costs.append((width, 0, 0, -1, -1))
             continue
         key = s[i].strip()
         sid = ids.get(key, -2) if i not in banned else -2
         trivial = not key or bool(TRIVIAL.match(key))
-        match = 0 if trivial else -MATCH
-        ins = 1 if not key else INS + (MATCH if sid >= 0 and not trivial else 0)
+        count = counts.get(key, 0)
+        if trivial or count == 0:
+            reward = 0
+        elif count > 1:  # a line found in many places says little about which one
+            reward = 2 if count <= 3 else 1
+        else:
+            reward = 2 * MATCH if DEFINITION.match(key) else MATCH
+        match = -reward
+        # re-typing a line the file has exactly once would duplicate it: as costly as the match is good
+        ins = 1 if not key else INS + (reward if count == 1 else 0)
         sig = _signature(key)
         sig_id = sigs[sig] if sig is not None and sid < 0 and sig in sigs else -1
         a = prev + ins
@@ -89,21 +108,25 @@ def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int
             a[hit + 1] = np.minimum(a[hit + 1], prev[hit] + match)
         rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
         costs.append((sid, match, ins, SIMILAR_SUB if sig_id >= 0 else ins, sig_id))
-    return _trace(rows, o_ids, o_sig, costs, s, marker, n, m)
+    return _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges)
 
 
-def _trace(rows, o_ids, o_sig, costs, s, marker, n, m) -> list[Op]:
+def _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -> list[Op]:
     """Walk the cheapest path back; at equal cost prefer match, then a new line, then a
     replaced line, then a dropped one."""
     ops: list[Op] = []
-    j = int(np.argmin(rows[m]))
+    j = int(np.argmin(rows[m])) if free_edges else n
     ops.extend(Op("edge", x, -1) for x in range(n - 1, j - 1, -1))  # trailing lines left out
     for i in range(m - 1, -1, -1):
         cur, prev = rows[i + 1], rows[i]
         if marker[i]:
-            while j > 0 and prev[j] != cur[j]:
-                j -= 1
-                ops.append(Op("cover", j, i))
+            if prev[j] != cur[j]:  # covers o[k:j] for the k where the cost came from
+                target = cur[j]
+                k = j - 1
+                while prev[k] != target:
+                    k -= 1
+                ops.extend(Op("cover", x, i) for x in range(j - 1, k - 1, -1))
+                j = k
             continue
         sid, match, ins, sub_sim, sig_id = costs[i]
         while True:
@@ -123,41 +146,41 @@ def _trace(rows, o_ids, o_sig, costs, s, marker, n, m) -> list[Op]:
                     break
             j -= 1  # an original line dropped: the only way left to this cost
             ops.append(Op("drop", j, -1))
-    ops.extend(Op("edge", x, -1) for x in range(j - 1, -1, -1))  # leading lines left out
+    ops.extend(Op("edge" if free_edges else "drop", x, -1) for x in range(j - 1, -1, -1))  # leading lines
     ops.reverse()
     return ops
 
 
 def _weak(ops: list[Op], o: list[str], s: list[str], marker: list[bool]) -> set[int]:
-    """Sketch lines matched alone amid new lines (`return result` in a new function matched to
-    an old one): no evidence of position."""
+    """In a stretch of the sketch between two markers, a single matched line with new lines on
+    both sides (`return result` of a new function matched to an old one) is no evidence of
+    position: the stretch is new code, placed as a whole."""
     kind_of = {op.s: op.kind for op in ops if op.s >= 0 and op.kind in ("match", "new")}
-
-    def neighbour_new(i: int, step: int) -> bool:
-        i += step
-        while 0 <= i < len(s) and not marker[i] and not s[i].strip():
-            i += step
-        return 0 <= i < len(s) and not marker[i] and kind_of.get(i) == "new"
-
-    weak = set()
-    matches = [op for op in ops if op.kind == "match" and s[op.s].strip()]
-    for k, op in enumerate(matches):
-        alone = not any(abs(other.s - op.s) == 1 and abs(other.o - op.o) == 1
-                        for other in matches[max(0, k - 1):k + 2] if other is not op)
-        if alone and neighbour_new(op.s, -1) and neighbour_new(op.s, 1):
-            weak.add(op.s)
+    weak: set[int] = set()
+    start = 0
+    for end in [i for i, m in enumerate(marker) if m] + [len(s)]:
+        lines = [i for i in range(start, end) if s[i].strip()]
+        matched = [i for i in lines if kind_of.get(i) == "match"]
+        if len(matched) == 1 and start > 0 and end < len(s) and lines[0] < matched[0] < lines[-1]:
+            weak.add(matched[0])
+        start = end + 1
     return weak
 
 
 def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3) -> list[Op]:
     """The alignment path: every original line once (edge/cover/match/drop), every sketch line
-    once (match/new/cover for markers is implied), in output order."""
+    once (match/new, markers through their cover ops), in output order.
+
+    A sketch with markers says everything about the file: where it does not begin or end with a
+    marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
+    of the file is a fragment: the lines around it are kept (edge)."""
+    free_edges = not any(marker)
     banned: frozenset[int] = frozenset()
-    ops = _solve(o, s, marker, banned)
+    ops = _solve(o, s, marker, banned, free_edges)
     for _ in range(rounds):
         weak = _weak(ops, o, s, marker) - banned
         if not weak:
             break
         banned = banned | weak
-        ops = _solve(o, s, marker, banned)
+        ops = _solve(o, s, marker, banned, free_edges)
     return ops

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import Op, align, indent_of
+from lsp_server.apply.align import TRIVIAL, Op, align, indent_of
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
 
 MIN_CONFIDENCE = 0.5
+OVERLAP = 6  # lines: how far a sketch's rewrite may reach into what a marker keeps
 FENCE = re.compile(r"^\s*```")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
@@ -138,15 +139,42 @@ class _Expander:
                 self.penalise(0.9, "no line in common: the sketch replaces the whole file")
             return self.finish(list(self.s))
         self.ind.learn_offset([(self.o[op.o], self.s[op.s]) for op in matched])
+        ops = self.overlaps(ops)
         ops = self.whole_bodies(ops)
         ops = self.place_floating(ops)
-        edges = [op.o for op in ops if op.kind == "edge" and self.o[op.o].strip()]
-        if (edges and edges[0] < ops[0].o + 1 and not self.marker[0]) or \
-                (edges and edges[-1] == len(self.o) - 1 and not self.marker[-1]):
-            self.penalise(0.95, "lines at the file's edge not in the sketch: kept")
+        if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
+            self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         return self.finish(self.emit(ops))
 
     # -- structure ---------------------------------------------------------------------------
+
+    def overlaps(self, ops: list[Op]) -> list[Op]:
+        """New lines next to a marker that repeat lines the marker keeps (within OVERLAP lines):
+        the sketch rewrote those lines, so the marker starts after them (or ends before them)."""
+        out = list(ops)
+        for k in range(len(out) - 1):
+            if out[k].kind == "new" and out[k + 1].kind == "cover":
+                last = self.s[out[k].s].strip()
+                if not last or TRIVIAL.match(last):
+                    continue
+                covers = [x for x in range(k + 1, min(len(out), k + 1 + OVERLAP)) if out[x].kind == "cover"]
+                hit = next((x for x in covers if self.o[out[x].o].strip() == last), None)
+                if hit is not None and all(out[x].kind == "cover" for x in range(k + 1, hit + 1)):
+                    for x in range(k + 1, hit + 1):
+                        out[x] = Op("drop", out[x].o, -1)
+                    self.penalise(0.95, "the sketch's lines overlap what a marker keeps: the overlap is replaced")
+            elif out[k].kind == "cover" and out[k + 1].kind == "new":
+                first = self.s[out[k + 1].s].strip()
+                if not first or TRIVIAL.match(first):
+                    continue
+                lo = max(0, k + 1 - OVERLAP)
+                hit = next((x for x in range(k, lo - 1, -1) if out[x].kind == "cover"
+                            and self.o[out[x].o].strip() == first), None)
+                if hit is not None and all(out[x].kind == "cover" for x in range(hit, k + 1)):
+                    for x in range(hit, k + 1):
+                        out[x] = Op("drop", out[x].o, -1)
+                    self.penalise(0.95, "the sketch's lines overlap what a marker keeps: the overlap is replaced")
+        return out
 
     def whole_bodies(self, ops: list[Op]) -> list[Op]:
         """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker

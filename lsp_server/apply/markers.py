@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 
 _COMMENT = r"(?:#+|//+|/\*+|<!--|--|;+|\*|\{/\*)"
-_ELIDED = (r"(?:\.\.\.|…|"
-           r"existing code|unchanged|rest of (?:the )?(?:file|code|class|function|method|body|implementation|module)"
+_PHRASE = (r"(?:existing code|unchanged|rest of (?:the )?(?:file|code|class|function|method|body|implementation|module)"
            r"|remaining (?:code|methods|functions|lines|body)|(?:code|lines|body) omitted|omitted for brevity"
            r"|same as before|previous code|other (?:methods|functions|code))")
-MARKER = re.compile(rf"^\s*{_COMMENT}\s*.{{0,30}}?{_ELIDED}.{{0,40}}$", re.IGNORECASE)
-BARE_ELLIPSIS = re.compile(r"^\s*(?:\.\.\.|…)\s*$")
+# the comment starts with an ellipsis, or says "existing code" & co. in a short comment
+MARKER = re.compile(rf"^\s*{_COMMENT}\s*(?:(?:\.\.\.|…)(?:[^\w]*|.{{0,50}}{_PHRASE}.{{0,30}})|[\[(]?\s*{_PHRASE}.{{0,40}})$",
+                    re.IGNORECASE)
 
 LINE_COMMENT = {
     ".py": "#", ".pyi": "#", ".sh": "#", ".rb": "#", ".toml": "#", ".yaml": "#", ".yml": "#", ".r": "#",
@@ -30,7 +30,8 @@ def is_marker(line: str, original_keys: frozenset[str] = frozenset()) -> bool:
     key = line.strip()
     if not key or key in original_keys:
         return False
-    return bool(MARKER.match(line) or BARE_ELLIPSIS.match(line))
+    # A bare `...` is not a marker: in Python it is code (stub bodies, overloads).
+    return bool(MARKER.match(line))
 
 
 def marker_for(path: str) -> str:
