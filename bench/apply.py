@@ -28,6 +28,7 @@ import argparse  # noqa: E402
 import ast  # noqa: E402
 import difflib  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 import zipfile  # noqa: E402
@@ -40,6 +41,7 @@ CACHE = Path.home() / ".cache" / "tandem-bench" / "packages"
 MARKERS = ["# ... existing code ...", "# ... rest of the code unchanged ...", "# ...", "# (unchanged code omitted)",
            "# ... existing code (unchanged) ..."]
 MAX_CHANGED_FRACTION = 0.5  # a file rewritten more than this is a new file, not a sketch
+TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|\.\.\.|\"\"\"|\'\'\'|\"\"\"\)?:?)$")
 
 
 def wheel_sources(name: str, version: str) -> dict[str, str]:
@@ -83,12 +85,12 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
     spans = _top_level_spans(new) if style == "functions" else []
     for j1, j2 in changed_new:
         lo, hi = j1, max(j2, j1 + 1)
-        for _ in range(context):  # context counts non-blank lines, as a model writing a sketch would
+        for _ in range(context):  # context counts telling lines (not blank, not a lone `)` or `"""`)
             lo -= 1
-            while lo > 0 and not b[lo].strip():
+            while lo > 0 and (not b[lo].strip() or TRIVIAL.match(b[lo].strip())):
                 lo -= 1
             hi += 1
-            while hi < len(b) and not b[hi - 1].strip():
+            while hi < len(b) and (not b[hi - 1].strip() or TRIVIAL.match(b[hi - 1].strip())):
                 hi += 1
         lo, hi = max(0, lo), min(len(b), hi)
         for s, e in spans:  # innermost definition around the change, in full

@@ -53,7 +53,8 @@ def _signature(key: str) -> tuple[str, ...] | None:
     return tuple(TOKEN.findall(key)[:3])
 
 
-def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool) -> list[Op]:
+def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
+           trivial_reward: int) -> list[Op]:
     n, m = len(o), len(s)
     o_keys = [x.strip() for x in o]
     ids: dict[str, int] = {"": 0}
@@ -86,15 +87,17 @@ def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int
         sid = ids.get(key, -2) if i not in banned else -2
         trivial = not key or bool(TRIVIAL.match(key))
         count = counts.get(key, 0)
-        if trivial or count == 0:
+        if not key or count == 0:
             reward = 0
+        elif trivial:
+            reward = trivial_reward if count == 1 or trivial_reward == 0 else 1
         elif count > 1:  # a line found in many places says little about which one
             reward = 2 if count <= 3 else 1
         else:
             reward = 2 * MATCH if DEFINITION.match(key) else MATCH
         match = -reward
         # re-typing a line the file has exactly once would duplicate it: as costly as the match is good
-        ins = 1 if not key else INS + (reward if count == 1 else 0)
+        ins = 1 if not key else INS + (reward if count == 1 or (trivial and trivial_reward) else 0)
         sig = _signature(key)
         sig_id = sigs[sig] if sig is not None and sid < 0 and sig in sigs else -1
         a = prev + ins
@@ -167,20 +170,21 @@ def _weak(ops: list[Op], o: list[str], s: list[str], marker: list[bool]) -> set[
     return weak
 
 
-def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3) -> list[Op]:
+def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0) -> list[Op]:
     """The alignment path: every original line once (edge/cover/match/drop), every sketch line
-    once (match/new, markers through their cover ops), in output order.
+    once (match/new, markers through their cover ops), in output order. `trivial_reward` > 0
+    makes `}` and closing-quote lines anchor too: the second opinion when the first result does not parse.
 
     A sketch with markers says everything about the file: where it does not begin or end with a
     marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
     of the file is a fragment: the lines around it are kept (edge)."""
     free_edges = not any(marker)
     banned: frozenset[int] = frozenset()
-    ops = _solve(o, s, marker, banned, free_edges)
+    ops = _solve(o, s, marker, banned, free_edges, trivial_reward)
     for _ in range(rounds):
         weak = _weak(ops, o, s, marker) - banned
         if not weak:
             break
         banned = banned | weak
-        ops = _solve(o, s, marker, banned, free_edges)
+        ops = _solve(o, s, marker, banned, free_edges, trivial_reward)
     return ops

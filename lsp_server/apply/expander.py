@@ -25,7 +25,8 @@ from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
 
 MIN_CONFIDENCE = 0.5
-OVERLAP = 6  # lines: how far a sketch's rewrite may reach into what a marker keeps
+OVERLAP = 6  # lines: how far a sketch's rewrite may reach into what a marker keeps...
+REACH = 80   # ...and for a line found at most twice in the file
 FENCE = re.compile(r"^\s*```")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
@@ -130,7 +131,24 @@ class _Expander:
     def run(self) -> Expansion:
         if not any(x.strip() for x in self.s):
             raise ApplyError("the sketch is empty")
-        ops = align(self.o, self.s, self.marker)
+        try:
+            return self.attempt(trivial_reward=0)
+        except ApplyError as first:
+            if "would not parse" not in str(first):
+                raise
+            # Second opinion: brackets and docstring quotes anchor too. Only a result that
+            # parses is taken; otherwise the first reason stands.
+            self.confidence, self.notes = 1.0, []
+            try:
+                result = self.attempt(trivial_reward=3)
+            except ApplyError:
+                raise first from None
+            result.confidence = round(result.confidence * 0.9, 3)
+            result.notes.append("aligned on the second try (brackets and quotes as anchors)")
+            return result
+
+    def attempt(self, trivial_reward: int) -> Expansion:
+        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward)
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
         if not matched:
             if any(self.marker):
@@ -149,32 +167,52 @@ class _Expander:
     # -- structure ---------------------------------------------------------------------------
 
     def overlaps(self, ops: list[Op]) -> list[Op]:
-        """New lines next to a marker that repeat lines the marker keeps (within OVERLAP lines):
-        the sketch rewrote those lines, so the marker starts after them (or ends before them)."""
+        """New lines next to a marker that repeat a line the marker keeps: the sketch shows that
+        line as context, so the marker stops before it (and what lies between is what the
+        sketch replaced or deleted). Trivial lines count only within OVERLAP lines; a telling line
+        the file has at most twice, within REACH lines."""
         out = list(ops)
+        counts: dict[str, int] = {}
+        for line in self.o:
+            counts[line.strip()] = counts.get(line.strip(), 0) + 1
+
+        def reach(line: str) -> int:
+            if not line:
+                return 0
+            if TRIVIAL.match(line):
+                return OVERLAP
+            return REACH if counts.get(line, 0) <= 2 else OVERLAP
+
         for k in range(len(out) - 1):
             if out[k].kind == "new" and out[k + 1].kind == "cover":
                 last = self.s[out[k].s].strip()
-                if not last or TRIVIAL.match(last):
-                    continue
-                covers = [x for x in range(k + 1, min(len(out), k + 1 + OVERLAP)) if out[x].kind == "cover"]
-                hit = next((x for x in covers if self.o[out[x].o].strip() == last), None)
-                if hit is not None and all(out[x].kind == "cover" for x in range(k + 1, hit + 1)):
+                if TRIVIAL.match(last):
+                    continue  # a new block ending in `}` says nothing about the next one
+                x, hit = k + 1, None
+                while x < len(out) and x <= k + reach(last) and out[x].kind == "cover":
+                    if self.o[out[x].o].strip() == last:
+                        hit = x
+                        break
+                    x += 1
+                if hit is not None:
                     for x in range(k + 1, hit + 1):
                         out[x] = Op("drop", out[x].o, -1)
                     self.penalise(0.95, "the sketch's lines overlap what a marker keeps: the overlap is replaced")
             elif out[k].kind == "cover" and out[k + 1].kind == "new":
                 first = self.s[out[k + 1].s].strip()
-                if not first or TRIVIAL.match(first):
-                    continue
-                lo = max(0, k + 1 - OVERLAP)
-                hit = next((x for x in range(k, lo - 1, -1) if out[x].kind == "cover"
-                            and self.o[out[x].o].strip() == first), None)
-                if hit is not None and all(out[x].kind == "cover" for x in range(hit, k + 1)):
-                    for x in range(hit, k + 1):
+                x, hit = k, None
+                while x >= 0 and x >= k + 1 - reach(first) and out[x].kind == "cover":
+                    if self.o[out[x].o].strip() == first:
+                        hit = x
+                        break
+                    x -= 1
+                if hit is not None:
+                    out[hit] = Op("match", out[hit].o, out[k + 1].s)
+                    out[k + 1] = Op("gone", -1, -1)
+                    for x in range(hit + 1, k + 1):
                         out[x] = Op("drop", out[x].o, -1)
                     self.penalise(0.95, "the sketch's lines overlap what a marker keeps: the overlap is replaced")
-        return out
+        return [op for op in out if op.kind != "gone"]
 
     def whole_bodies(self, ops: list[Op]) -> list[Op]:
         """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker
