@@ -8,7 +8,8 @@ is a wildcard. Costs (integers; why in brackets):
 - a sketch line the file has exactly once, left unmatched: +INS + its reward (re-typing a kept
   line while a marker swallows the original would duplicate it);
 - a new sketch line: +INS, or +SIMILAR_SUB in place of a similar original line (an edited line
-  replaces the line it edits rather than being added next to it), +INS in place of any line;
+  replaces the line it edits rather than being added next to it), +INS+1 in place of any line
+  (so a new line never makes dropping an old one free);
 - an original line dropped with no marker: +DEL (blank lines: 1);
 - a marker covers any run of original lines indented at least as deep as itself for free (a
   marker inside a function cannot swallow the next function);
@@ -102,7 +103,7 @@ def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int
         sig_id = sigs[sig] if sig is not None and sid < 0 and sig in sigs else -1
         a = prev + ins
         if key:
-            sub = prev[:-1] + ins
+            sub = prev[:-1] + ins + 1
             if sig_id >= 0:
                 sub = np.where(o_sig == sig_id, prev[:-1] + SIMILAR_SUB, sub)
             a[1:] = np.minimum(a[1:], sub)
@@ -110,7 +111,7 @@ def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int
             hit = np.nonzero(o_ids == sid)[0]
             a[hit + 1] = np.minimum(a[hit + 1], prev[hit] + match)
         rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
-        costs.append((sid, match, ins, SIMILAR_SUB if sig_id >= 0 else ins, sig_id))
+        costs.append((sid, match, ins, SIMILAR_SUB if sig_id >= 0 else ins + 1, sig_id))
     return _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges)
 
 
@@ -141,7 +142,7 @@ def _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -> list
                 ops.append(Op("new", -1, i))
                 break
             if j > 0 and s[i].strip():
-                sub = sub_sim if sig_id >= 0 and o_sig[j - 1] == sig_id else ins
+                sub = sub_sim if sig_id >= 0 and o_sig[j - 1] == sig_id else ins + 1
                 if prev[j - 1] + sub == cur[j]:
                     j -= 1
                     ops.append(Op("new", -1, i))

@@ -160,6 +160,7 @@ class _Expander:
         ops = self.overlaps(ops)
         ops = self.whole_bodies(ops)
         ops = self.place_floating(ops)
+        self.check_markers(ops)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         return self.finish(self.emit(ops))
@@ -213,6 +214,20 @@ class _Expander:
                         out[x] = Op("drop", out[x].o, -1)
                     self.penalise(0.95, "the sketch's lines overlap what a marker keeps: the overlap is replaced")
         return [op for op in out if op.kind != "gone"]
+
+    def check_markers(self, ops: list[Op]) -> None:
+        """A marker amid new lines that stands for no original line: the code it means is
+        elsewhere (moved) or gone, and no monotonic alignment can honour it."""
+        covered = {op.s for op in ops if op.kind == "cover"}
+        kind = {op.s: op.kind for op in ops if op.kind in ("match", "new")}
+        for i, is_marker in enumerate(self.marker):
+            if not is_marker or i in covered:
+                continue
+            before = next((j for j in range(i - 1, -1, -1) if self.s[j].strip()), None)
+            after = next((j for j in range(i + 1, len(self.s)) if self.s[j].strip()), None)
+            if before is not None and after is not None and kind.get(before) == "new" and kind.get(after) == "new":
+                raise ApplyError(f"the marker on sketch line {i + 1} stands for code the file does not have there "
+                                 "(moved or removed code?)")
 
     def whole_bodies(self, ops: list[Op]) -> list[Op]:
         """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker
