@@ -5,6 +5,7 @@ distinct problem) and replaced by the default, never fatal (jedi-language-server
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -30,6 +31,12 @@ class Settings:
     typing_through: bool = True
     reuse_prefix: bool = True
     speculate: bool = True
+    # The planner (tandem.planChange): the frontier model and its limits.
+    planner_model: str = field(default_factory=lambda: os.environ.get("TANDEM_PLANNER_MODEL") or "claude-sonnet-5-5")
+    planner_max_tokens: int = 8192
+    planner_timeout_s: int = 120
+    planner_max_retries: int = 3
+    planner_context_tokens: int = 12000
 
     def language_enabled(self, language_id: str) -> bool:
         return self.enable and self.languages.get(language_id, True)
@@ -67,6 +74,10 @@ def _model(v: Any) -> str | None:
     return None if v in names else f"must be one of {', '.join(names)}"
 
 
+def _nonempty(v: Any) -> str | None:
+    return None if isinstance(v, str) and v.strip() else "must be a non-empty string"
+
+
 SCHEMA = {
     "enable": ("enable", _bool),
     "languages": ("languages", _languages),
@@ -83,6 +94,11 @@ SCHEMA = {
     "typingThrough": ("typing_through", _bool),
     "reusePrefix": ("reuse_prefix", _bool),
     "speculate": ("speculate", _bool),
+    "plannerModel": ("planner_model", _nonempty),
+    "plannerMaxTokens": ("planner_max_tokens", _int_range(256, 64000)),
+    "plannerTimeoutS": ("planner_timeout_s", _int_range(5, 3600)),
+    "plannerMaxRetries": ("planner_max_retries", _int_range(0, 10)),
+    "plannerContextTokens": ("planner_context_tokens", _int_range(1000, 200000)),
 }
 
 

@@ -60,3 +60,33 @@ def offset_at(text: str, line: int, character: int, encoding: str = "utf-16") ->
         raise PositionError(f"line {line} is past the end of the text ({len(lines)} lines, 0-based)")
     start = sum(len(ln) + 1 for ln in lines[:line])
     return start + char_to_index(lines[line], character, encoding)
+
+
+def _width(line: str, encoding: str) -> int:
+    if encoding == "utf-32":
+        return len(line)
+    if encoding == "utf-8":
+        return len(line.encode("utf-8"))
+    return index_to_utf16(line, len(line))
+
+
+def line_edit(old: str, new: str, encoding: str = "utf-16") -> tuple[tuple[int, int, int, int], str] | None:
+    """The one edit (whole lines) that turns `old` into `new`: ((start line, start char, end
+    line, end char), replacement), or None when they are equal. Whole lines, so a CRLF pair is
+    never split and every position but a last line without EOL is at character 0."""
+    if old == new:
+        return None
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < min(len(a), len(b)) - p and a[-1 - q] == b[-1 - q]:
+        q += 1
+    end_index = len(a) - q
+    if end_index == len(a) and a and not a[-1].endswith(("\n", "\r")):
+        last = a[-1]
+        end = (len(a) - 1, _width(last, encoding))
+    else:
+        end = (end_index, 0)
+    return (p, 0, end[0], end[1]), "".join(b[p:len(b) - q])

@@ -16,6 +16,7 @@ from lsp_server.completion.prefilter import skip_reason
 from lsp_server.completion.service import CompletionService
 from lsp_server.config import Settings, parse_settings
 from lsp_server.errors import TandemError
+from lsp_server.planning import plan_change
 from lsp_server.protocol import detect_eol, normalise_eol, offset_at
 from lsp_server.retrieval.service import IndexService, uri_to_path
 
@@ -222,6 +223,11 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
 @server.command("tandem.status")
 def cmd_status(ls: TandemServer, *args) -> dict:
     return {**ls.service.status(), "index": {"state": ls.index.state, **(ls.index.last_summary or {})}}
+
+
+@server.command("tandem.planChange")
+async def cmd_plan(ls: TandemServer, *args) -> dict:
+    return await plan_change(ls, args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args)
 
 
 @server.command("tandem.indexWorkspace")

@@ -1,0 +1,86 @@
+"""Sketches → a checked set of whole-file changes inside the workspace (nothing written here).
+
+Every path from the model is resolved against the workspace root and must stay inside it
+(no absolute paths, no `..`, no symlink leading out, nothing under .git, no secret files).
+A sketch for a file that does not exist creates it (then it may not contain markers).
+Each file either expands with confidence or fails with a reason; the caller applies all the
+successful ones as one edit, or none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+from lsp_server.apply.expander import ApplyError, Chooser, expand
+from lsp_server.apply.markers import is_marker
+from lsp_server.planner.prompt import FileSketch
+from lsp_server.planner.secrets import is_secret_path
+
+
+@dataclass
+class FileChange:
+    path: str            # relative, posix
+    target: Path         # absolute, resolved
+    old: str | None      # None: the file is created
+    new: str
+    summary: str = ""
+    confidence: float = 1.0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Failure:
+    path: str
+    reason: str
+
+
+def resolve_inside(root: Path, rel: str) -> Path:
+    """The absolute path for a model-supplied relative path, or ApplyError if it leaves root."""
+    p = PurePosixPath(rel.replace("\\", "/"))
+    if not p.parts or p.is_absolute() or rel.startswith("~") or ":" in p.parts[0]:
+        raise ApplyError(f"refusing {rel!r}: paths must be relative to the workspace")
+    if ".." in p.parts:
+        raise ApplyError(f"refusing {rel!r}: the path leaves the workspace")
+    if p.parts[0] == ".git":
+        raise ApplyError(f"refusing {rel!r}: Tandem does not write inside .git")
+    if is_secret_path(rel):
+        raise ApplyError(f"refusing {rel!r}: Tandem does not write secret files")
+    root = root.resolve()
+    target = (root / Path(*p.parts)).resolve()  # follows symlinks: a link out of the root is caught here
+    if not target.is_relative_to(root):
+        raise ApplyError(f"refusing {rel!r}: it resolves outside the workspace ({target})")
+    return target
+
+
+def expand_one(root: Path, sketch: FileSketch, read: Callable[[Path], str | None],
+               chooser: Chooser | None = None) -> FileChange | Failure:
+    """read(path) → current text (the editor's buffer when open), None if the file does not
+    exist; it raises OSError/UnicodeError for unreadable files."""
+    try:
+        target = resolve_inside(root, sketch.path)
+        try:
+            old = read(target)
+        except (OSError, UnicodeError) as exc:
+            return Failure(sketch.path, f"cannot read the file ({exc.__class__.__name__})")
+        if old is None:
+            if target.exists() and target.is_dir():
+                return Failure(sketch.path, "it is a directory")
+            lines = sketch.sketch.replace("\r\n", "\n").split("\n")
+            if any(is_marker(x) for x in lines):
+                return Failure(sketch.path, "the file does not exist but the sketch elides existing code")
+            text = sketch.sketch.replace("\r\n", "\n").rstrip("\n") + "\n"
+            return FileChange(sketch.path, target, None, text, sketch.summary)
+        result = expand(old, sketch.sketch, sketch.path, chooser=chooser)
+        return FileChange(sketch.path, target, old, result.text, sketch.summary, result.confidence, result.notes)
+    except ApplyError as exc:
+        return Failure(sketch.path, str(exc))
+
+
+def read_disk(path: Path) -> str | None:
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    if b"\0" in data[:8192]:
+        raise UnicodeError("binary file")
+    return data.decode("utf-8")

@@ -1,0 +1,218 @@
+"""`tandem.planChange` in the language server: retrieve → plan (frontier) → expand (local) →
+one versioned workspace/applyEdit. All or nothing: if any sketch fails, nothing is applied and
+the result says which and why. Blocking work runs in threads; the event loop stays free.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+
+from lsp_server.apply.change import Failure, FileChange, expand_one, read_disk
+from lsp_server.apply.tiebreak import model_chooser
+from lsp_server.planner.client import PlannerConfig, PlannerError, plan
+from lsp_server.planner.context import gather
+from lsp_server.protocol import line_edit
+from lsp_server.retrieval.service import uri_to_path
+
+log = logging.getLogger("tandem")
+
+
+@dataclass
+class PlanArgs:
+    instruction: str
+    uri: str | None = None
+    start_line: int | None = None  # 0-based, from the LSP range
+    end_line: int | None = None
+
+
+def parse_args(args) -> PlanArgs:
+    """executeCommand arguments: [{instruction, uri?, range?}] (or the object itself)."""
+    raw = args[0] if isinstance(args, (list, tuple)) and args else args
+    if hasattr(raw, "__dict__") and not isinstance(raw, dict):
+        raw = vars(raw)
+    if not isinstance(raw, dict) or not isinstance(raw.get("instruction"), str) or not raw["instruction"].strip():
+        raise ValueError('tandem.planChange needs {"instruction": "...", "uri"?: "...", "range"?: {...}}')
+    uri = raw.get("uri")
+    if uri is not None and not isinstance(uri, str):
+        raise ValueError("tandem.planChange: uri must be a string")
+    start = end = None
+    rng = raw.get("range")
+    if rng is not None:
+        try:
+            start, end = int(rng["start"]["line"]), int(rng["end"]["line"])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("tandem.planChange: range must be {start: {line, character}, end: {...}}") from None
+        if start < 0 or end < start:
+            raise ValueError("tandem.planChange: range end is before its start")
+    return PlanArgs(raw["instruction"].strip(), uri, start, end)
+
+
+def planner_config(settings) -> PlannerConfig:
+    return PlannerConfig(model=settings.planner_model, max_tokens=settings.planner_max_tokens,
+                         timeout_s=float(settings.planner_timeout_s), max_retries=settings.planner_max_retries,
+                         context_tokens=settings.planner_context_tokens)
+
+
+class PlanChange:
+    def __init__(self, ls, args: PlanArgs, report) -> None:
+        self.ls, self.args, self.report = ls, args, report
+        self.loop = asyncio.get_running_loop()
+        self.versions: dict[Path, int | None] = {}  # version of each open document when read
+
+    def read(self, path: Path) -> str | None:
+        """The editor's buffer when the file is open (its version remembered), else the disk."""
+        for uri, doc in list(self.ls.workspace.text_documents.items()):
+            p = uri_to_path(uri)
+            if p is not None and p.resolve() == path:
+                self.versions[path] = doc.version
+                return doc.source
+        self.versions[path] = None
+        return read_disk(path)
+
+    def root_for(self, uri: str | None) -> Path | None:
+        roots = [r.resolve() for r in self.ls.workspace_roots()]
+        path = uri_to_path(uri).resolve() if uri and uri_to_path(uri) else None
+        for r in roots:
+            if path is not None and path.is_relative_to(r):
+                return r
+        return roots[0] if roots else None
+
+    async def run(self) -> dict:
+        root = self.root_for(self.args.uri)
+        if root is None:
+            return {"applied": False, "error": "open a folder first: plans are made for a workspace"}
+        self.report("retrieving related code")
+        current = None
+        if self.args.uri and uri_to_path(self.args.uri):
+            path = uri_to_path(self.args.uri).resolve()
+            if path.is_relative_to(root):
+                try:
+                    text = self.read(path)
+                except (OSError, UnicodeError):
+                    text = None
+                if text is not None:
+                    current = (path.relative_to(root).as_posix(), text)
+        selection = None
+        if self.args.start_line is not None:
+            selection = (self.args.start_line + 1, self.args.end_line + 1)
+        index = self.ls.index.indexes.get(root)
+        search = None
+        if index is not None and self.ls.index.state != "indexing":
+            search = lambda q, k: index.search(q, k=k)  # noqa: E731
+        gathered = await asyncio.to_thread(gather, root, self.args.instruction, current, selection, search)
+        cfg = planner_config(self.ls.settings)
+        sent = [f.path for f in ([gathered.request.current] if gathered.request.current else [])] + \
+            [f.path for f in gathered.request.related]
+        sent = list(dict.fromkeys(sent))
+        withheld = gathered.withheld
+        self.report(f"asking {cfg.model}; sending {', '.join(sent) or 'the instruction only'}"
+                    + (f"; withheld {', '.join(withheld)}" if withheld else ""))
+        engine = self.ls.service.engine
+        chooser = model_chooser(engine) if engine is not None else None
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-expand")
+        futures: list[Future] = []
+
+        def on_sketch(sketch) -> None:  # planner thread: expand while the rest streams in
+            futures.append(pool.submit(expand_one, root, sketch, self.read, chooser))
+            n = len(futures)
+            self.loop.call_soon_threadsafe(self.report, f"expanding file {n}: {sketch.path}")
+
+        try:
+            result = await asyncio.to_thread(plan, gathered.request, cfg, on_sketch)
+            outcomes = [await asyncio.wrap_future(f) for f in futures]
+        except PlannerError as exc:
+            return {"applied": False, "error": str(exc), "sent": sent, "withheld": withheld}
+        finally:
+            pool.shutdown(wait=False)
+        total = len(outcomes)
+        for k, _ in enumerate(outcomes, 1):
+            self.report(f"expanded file {k} of {total}")
+        failures = [o for o in outcomes if isinstance(o, Failure)]
+        changes = [o for o in outcomes if isinstance(o, FileChange)]
+        base = {"sent": sent, "withheld": withheld,
+                "failed": [{"path": f.path, "reason": f.reason} for f in failures],
+                "summaries": {c.path: c.summary for c in changes}}
+        if not outcomes:
+            return {**base, "applied": False, "error": "the planner proposed no edits"}
+        if failures:
+            return {**base, "applied": False,
+                    "error": f"{len(failures)} of {total} sketches could not be applied with confidence; nothing was changed"}
+        changes = await self.refresh_stale(changes, root, chooser, result.sketches)
+        if isinstance(changes, str):
+            return {**base, "applied": False, "error": changes}
+        return {**base, **(await self.apply(changes))}
+
+    async def refresh_stale(self, changes: list[FileChange], root, chooser, sketches):
+        """A document edited while the plan was being made is expanded again against its new
+        text; if it moves again, the plan is abandoned rather than applied to stale text."""
+        by_path = {s.path: s for s in sketches}
+        out = []
+        for change in changes:
+            before = self.versions.get(change.target)
+            current = self.current_version(change.target)
+            if before == current:
+                out.append(change)
+                continue
+            log.info("%s changed while planning (version %s → %s): expanding again", change.path, before, current)
+            again = await asyncio.to_thread(expand_one, root, by_path[change.path], self.read, chooser)
+            if isinstance(again, Failure) or self.current_version(change.target) != self.versions.get(change.target):
+                return f"{change.path} kept changing while the plan was made; nothing was applied"
+            out.append(again)
+        return out
+
+    def current_version(self, path: Path) -> int | None:
+        for uri, doc in list(self.ls.workspace.text_documents.items()):
+            p = uri_to_path(uri)
+            if p is not None and p.resolve() == path:
+                return doc.version
+        return None
+
+    async def apply(self, changes: list[FileChange]) -> dict:
+        encoding = str(self.ls.workspace.position_encoding or "utf-16")
+        doc_changes: list = []
+        changed, created = [], []
+        for c in changes:
+            uri = c.target.as_uri()
+            if c.old is None:
+                doc_changes.append(types.CreateFile(uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False)))
+                doc_changes.append(types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                    edits=[types.TextEdit(range=types.Range(types.Position(0, 0), types.Position(0, 0)), new_text=c.new)]))
+                created.append(c.path)
+                continue
+            edit = line_edit(c.old, c.new, encoding)
+            if edit is None:
+                continue
+            (sl, sc, el, ec), text = edit
+            doc_changes.append(types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=self.versions.get(c.target)),
+                edits=[types.TextEdit(range=types.Range(types.Position(sl, sc), types.Position(el, ec)), new_text=text)]))
+            changed.append(c.path)
+        if not doc_changes:
+            return {"applied": False, "changed": [], "created": [], "error": "the plan changes nothing"}
+        label = f"Tandem: {self.args.instruction[:60]}"
+        result = await self.ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=types.WorkspaceEdit(document_changes=doc_changes), label=label))
+        if not result.applied:
+            return {"applied": False, "changed": [], "created": [],
+                    "error": f"the editor did not apply the edit: {result.failure_reason or 'no reason given'}"}
+        return {"applied": True, "changed": changed, "created": created,
+                "message": f"changed {len(changed)} file(s), created {len(created)}"}
+
+
+async def plan_change(ls, args) -> dict:
+    try:
+        parsed = parse_args(args)
+    except ValueError as exc:
+        return {"applied": False, "error": str(exc)}
+    result = await ls.progress("Tandem: planning a change", lambda report: PlanChange(ls, parsed, report).run())
+    if result.get("error"):  # (clients show `message` on success themselves)
+        failed = "; ".join(f"{f['path']}: {f['reason']}" for f in result.get("failed", []))
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error,
+                                                       f"Tandem: {result['error']}" + (f" ({failed})" if failed else "")))
+    return result
