@@ -215,6 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--mode", default="hybrid", choices=["hybrid", "lexical", "embedding"])
     q.set_defaults(func=cmd_search)
 
+    from lsp_server.cli_plan import add_parsers
+
+    add_parsers(sub)
+
     m = sub.add_parser("models", help="install, list and verify local models")
     m.add_argument("action", choices=["install", "list", "verify"])
     m.add_argument("name", nargs="?")

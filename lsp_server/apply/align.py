@@ -47,7 +47,7 @@ def indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _signature(key: str) -> tuple[str, ...] | None:
+def signature(key: str) -> tuple[str, ...] | None:
     """Lines with the same first three tokens count as one line, edited."""
     if not key or TRIVIAL.match(key):
         return None
@@ -64,7 +64,7 @@ def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int
     for k in o_keys:
         counts[k] = counts.get(k, 0) + 1
     sigs: dict[tuple, int] = {}
-    o_sig = np.array([sigs.setdefault(g, len(sigs)) if (g := _signature(k)) else -1 for k in o_keys], dtype=np.int64)
+    o_sig = np.array([sigs.setdefault(g, len(sigs)) if (g := signature(k)) else -1 for k in o_keys], dtype=np.int64)
     o_blank = o_ids == 0
     o_indent = np.array([len(indent_of(x)) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
@@ -99,7 +99,7 @@ def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int
         match = -reward
         # re-typing a line the file has exactly once would duplicate it: as costly as the match is good
         ins = 1 if not key else INS + (reward if count == 1 or (trivial and trivial_reward) else 0)
-        sig = _signature(key)
+        sig = signature(key)
         sig_id = sigs[sig] if sig is not None and sid < 0 and sig in sigs else -1
         a = prev + ins
         if key:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import TRIVIAL, Op, align, indent_of
+from lsp_server.apply.align import DEFINITION, TRIVIAL, Op, signature, align, indent_of
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
 
@@ -150,7 +150,9 @@ class _Expander:
     def attempt(self, trivial_reward: int) -> Expansion:
         ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward)
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
-        if not matched:
+        if not matched and any(self.marker) and self.edited_definition(ops):
+            self.penalise(0.85, "located by an edited definition line only")
+        elif not matched:
             if any(self.marker):
                 raise ApplyError("no line of the sketch matches the file: cannot tell where it goes")
             if self.text.strip():
@@ -164,6 +166,16 @@ class _Expander:
         if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         return self.finish(self.emit(ops))
+
+    def edited_definition(self, ops: list[Op]) -> bool:
+        """The sketch rewrote a definition's own line (`def greet(name):` → `def greet(name, x):`):
+        the same name in the same kind of line still says where it goes."""
+        for prev, op in zip(ops, ops[1:]):
+            if prev.kind == "drop" and op.kind == "new":
+                old, new = self.o[prev.o].strip(), self.s[op.s].strip()
+                if DEFINITION.match(old) and signature(old) == signature(new):
+                    return True
+        return False
 
     # -- structure ---------------------------------------------------------------------------
 

@@ -1,0 +1,141 @@
+"""`tandem apply` and `tandem plan` (DESIGN.md §3): the expander and the planner from a shell."""
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsp_server.errors import CannotApply, TandemError
+
+
+def _model_chooser(use_model: bool):
+    """The local model as tie-breaker, when it is installed (the expander works without it)."""
+    if not use_model:
+        return None
+    try:
+        from lsp_server.apply.tiebreak import model_chooser
+        from lsp_server.inference.engine import get_engine
+
+        return model_chooser(get_engine(None, None, 0))
+    except TandemError:
+        return None
+
+
+def cmd_apply(args) -> int:
+    from lsp_server.apply import ApplyError, expand
+    from lsp_server.cli import read_source
+
+    if args.batch:
+        return apply_batch(args)
+    if not args.original or not args.sketch:
+        raise TandemError("usage: tandem apply ORIGINAL SKETCH [--path NAME]  (or --batch IN.jsonl)")
+    original, sketch = read_source(Path(args.original)), read_source(Path(args.sketch))
+    try:
+        result = expand(original, sketch, args.path or args.original, chooser=_model_chooser(not args.no_model))
+    except ApplyError as exc:
+        raise CannotApply(f"cannot apply the sketch: {exc}") from None
+    sys.stdout.write(result.text)
+    return 0
+
+
+def apply_batch(args) -> int:
+    from lsp_server.apply import ApplyError, expand
+
+    chooser = _model_chooser(not args.no_model)
+    source = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
+    with source:
+        for n, line in enumerate(source, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                rid, path, original, sketch = item.get("id"), item.get("path", ""), item["original"], item["sketch"]
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                print(json.dumps({"id": None, "error": f"line {n}: expected {{\"id\",\"path\",\"original\",\"sketch\"}}",
+                                  "latency_ms": 0}), flush=True)
+                continue
+            started = time.perf_counter()
+            try:
+                out = {"id": rid, "result": expand(original, sketch, path, chooser=chooser).text}
+            except ApplyError as exc:
+                out = {"id": rid, "error": str(exc)}
+            out["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
+            print(json.dumps(out), flush=True)
+    return 0
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tandem-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    if path.exists():
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+    os.replace(tmp, path)
+
+
+def cmd_plan(args) -> int:
+    from lsp_server.apply.change import Failure, expand_one, read_disk
+    from lsp_server.planner.client import PlannerConfig, plan
+    from lsp_server.planner.context import gather
+    from lsp_server.retrieval import CodeIndex
+
+    root = Path(args.root).resolve()
+    if not root.is_dir():
+        raise TandemError(f"{args.root}: not a directory")
+    current = None
+    if args.file:
+        rel = Path(args.file).resolve().relative_to(root).as_posix() if Path(args.file).is_absolute() else args.file
+        current = (rel, read_disk(root / rel) or "")
+    index = CodeIndex(root, use_embeddings=not args.lexical_only)
+    index.build()
+    print(f"tandem: retrieving code for: {args.instruction}", file=sys.stderr)
+    gathered = gather(root, args.instruction, current, None, lambda q, k: index.search(q, k=k))
+    index.close()
+    cfg = PlannerConfig(model=os.environ.get("TANDEM_PLANNER_MODEL") or PlannerConfig().model)
+    sent = ([gathered.request.current.path] if gathered.request.current else []) + [f.path for f in gathered.request.related]
+    print(f"tandem: asking {cfg.model}; sending {', '.join(dict.fromkeys(sent)) or 'the instruction only'}"
+          + (f"; withheld {', '.join(gathered.withheld)}" if gathered.withheld else ""), file=sys.stderr)
+    chooser = _model_chooser(not args.no_model)
+    result = plan(gathered.request, cfg)
+    outcomes = [expand_one(root, s, read_disk, chooser) for s in result.sketches]
+    failures = [o for o in outcomes if isinstance(o, Failure)]
+    if not outcomes:
+        raise CannotApply("the planner proposed no edits")
+    if failures:
+        for f in failures:
+            print(f"tandem: {f.path}: {f.reason}", file=sys.stderr)
+        raise CannotApply(f"{len(failures)} of {len(outcomes)} sketches could not be applied with confidence; nothing was changed")
+    for c in outcomes:
+        old = c.old or ""
+        if args.dry_run:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), c.new.splitlines(True),
+                                                       "/dev/null" if c.old is None else f"a/{c.path}", f"b/{c.path}"))
+    if not args.dry_run:
+        for c in outcomes:
+            _write_atomic(c.target, c.new)
+            print(f"tandem: {'created' if c.old is None else 'changed'} {c.path}", file=sys.stderr)
+    return 0
+
+
+def add_parsers(sub) -> None:
+    a = sub.add_parser("apply", help="expand a sketch against the original file (prints the new text)")
+    a.add_argument("original", nargs="?")
+    a.add_argument("sketch", nargs="?")
+    a.add_argument("--path", default=None, help="the file's name (picks the grammar); default: ORIGINAL")
+    a.add_argument("--batch", metavar="IN.jsonl", help='lines {"id","path","original","sketch"} → {"id","result"|"error","latency_ms"}')
+    a.add_argument("--no-model", action="store_true", help="no local-model tie-breaker")
+    a.set_defaults(func=cmd_apply)
+
+    p = sub.add_parser("plan", help="plan a change with the frontier model and expand it locally")
+    p.add_argument("root")
+    p.add_argument("instruction")
+    p.add_argument("--dry-run", action="store_true", help="print the unified diff instead of writing")
+    p.add_argument("--file", default=None, help="the file the instruction is about (sent whole)")
+    p.add_argument("--lexical-only", action="store_true", help="retrieval without embeddings")
+    p.add_argument("--no-model", action="store_true", help="no local-model tie-breaker")
+    p.set_defaults(func=cmd_plan)
