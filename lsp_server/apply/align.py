@@ -48,10 +48,12 @@ def indent_of(line: str) -> str:
 
 
 def signature(key: str) -> tuple[str, ...] | None:
-    """Lines with the same first three tokens count as one line, edited."""
+    """Lines that start alike count as one line, edited: the first two tokens when the second is
+    a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike."""
     if not key or TRIVIAL.match(key):
         return None
-    return tuple(TOKEN.findall(key)[:3])
+    toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:3]]
+    return tuple(toks[:2]) if len(toks) > 1 and (toks[1][0].isalpha() or toks[1][0] == "_") else tuple(toks)
 
 
 def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,

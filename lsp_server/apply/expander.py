@@ -152,6 +152,8 @@ class _Expander:
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
         if not matched and any(self.marker) and self.edited_definition(ops):
             self.penalise(0.85, "located by an edited definition line only")
+        elif not matched and any(self.marker) and self.floating_runs():
+            pass  # new code between markers: place_floating finds its place or refuses
         elif not matched:
             if any(self.marker):
                 raise ApplyError("no line of the sketch matches the file: cannot tell where it goes")
@@ -271,45 +273,62 @@ class _Expander:
         return out
 
     def place_floating(self, ops: list[Op]) -> list[Op]:
-        """New lines between two markers with no context: check that only one place fits."""
-        k = 0
-        while k < len(ops):
-            if ops[k].kind != "new":
-                k += 1
+        """New lines between two markers with no line of context (blank lines aside): the
+        programme's placement is one of several equally cheap ones, so check that only one
+        place fits, or let the tie-breaker choose, or refuse."""
+        for a, b in self.floating_runs():
+            in_run = set(range(a, b + 1))
+            positions = [k for k, op in enumerate(ops) if op.s in in_run and op.kind in ("new", "match")]
+            if not positions:
                 continue
-            start = k
-            while k < len(ops) and ops[k].kind == "new":
-                k += 1
-            run = ops[start:k]
-            first, last = run[0].s, run[-1].s
-            before = first - 1 >= 0 and self.marker[first - 1]
-            after = last + 1 < len(self.s) and self.marker[last + 1]
-            if not (before and after):
-                continue
-            lo = start
-            while lo > 0 and ops[lo - 1].kind == "cover" and ops[lo - 1].s == first - 1:
+            lo, hi = positions[0], positions[-1] + 1
+            while lo > 0 and self.loose(ops[lo - 1], a - 1):
                 lo -= 1
-            hi = k
-            while hi < len(ops) and ops[hi].kind == "cover" and ops[hi].s == last + 1:
+            while hi < len(ops) and self.loose(ops[hi], b + 1):
                 hi += 1
-            region = [op.o for op in ops[lo:start] + ops[k:hi]]
-            if not region:
+            region = [op.o for op in ops[lo:hi] if op.o >= 0]
+            core = [i for i in range(a, b + 1) if self.s[i].strip()]
+            if not region or not core:
                 continue
-            lines = [self.s[op.s] for op in run if self.s[op.s].strip()]
-            if not lines:
-                continue
-            points = self.insertion_points(region, lines[0])
-            chosen = start - lo  # the programme's choice: after this many covered lines
+            core_lines = list(range(core[0], core[-1] + 1))
+            lead = list(range(a, core[0]))                # the sketch's blank lines before the new block
+            trailing = list(range(core[-1] + 1, b + 1))   # and after it
+            points = self.insertion_points(region, self.s[core[0]])
             if len(points) > 1:
-                pick = self.choose(ops, lo, start, k, hi, points, [self.s[op.s] for op in run])
+                pick = self.choose(ops, lo, hi, region, points, core_lines, lead, trailing)
                 chosen = points[pick]
-            elif points:
-                chosen = points[0]
-            covered_before = [Op("cover", o, first - 1) for o in region[:chosen]]
-            covered_after = [Op("cover", o, last + 1) for o in region[chosen:]]
-            ops[lo:hi] = covered_before + run + covered_after
-            k = lo + len(covered_before) + len(run)
+            else:
+                chosen = points[0] if points else len(region)
+            ops[lo:hi] = self.placed(region, chosen, core_lines, lead, trailing)
         return ops
+
+    def floating_runs(self) -> list[tuple[int, int]]:
+        """Sketch spans [a, b] strictly between two markers holding no line found in the file."""
+        keys = {x.strip() for x in self.o}
+        marks = [i for i, m in enumerate(self.marker) if m]
+        runs = []
+        for m1, m2 in zip(marks, marks[1:]):
+            body = [i for i in range(m1 + 1, m2) if self.s[i].strip()]
+            if body and not any(self.s[i].strip() in keys for i in body):
+                runs.append((m1 + 1, m2 - 1))
+        return runs
+
+    def loose(self, op: Op, marker: int) -> bool:
+        """Ops around a floating run that may move: lines its markers cover, blank lines."""
+        if op.kind == "cover":
+            return op.s == marker
+        if op.kind in ("match", "drop") and op.o >= 0:
+            return not self.o[op.o].strip()
+        return op.kind == "new" and not self.s[op.s].strip()
+
+    def placed(self, region: list[int], p: int, core: list[int], lead: list[int], trailing: list[int]) -> list[Op]:
+        """Original lines before p, the new block, original lines from p; the sketch's blank lines
+        around the block only where the original has none at that place."""
+        before = [Op("cover", o, -1) for o in region[:p]]
+        head = [Op("new", -1, i) for i in lead] if p > 0 and self.o[region[p - 1]].strip() else []
+        block = [Op("new", -1, i) for i in core]
+        tail = [Op("new", -1, i) for i in trailing] if p < len(region) and self.o[region[p]].strip() else []
+        return before + head + block + tail + [Op("cover", o, -1) for o in region[p:]]
 
     def insertion_points(self, region: list[int], first_line: str) -> list[int]:
         """Offsets into region where a block at first_line's indentation can start: after a
@@ -318,23 +337,21 @@ class _Expander:
         o = self.o
         points = []
         for p in range(len(region) + 1):
-            after_blank = p == 0 or not o[region[p - 1]].strip()
+            after_blank = p in (0, len(region)) or not o[region[p - 1]].strip()
             fits = p == len(region) or (o[region[p]].strip() and len(indent_of(o[region[p]])) <= want)
             if after_blank and fits:
                 points.append(p)
         return points
 
-    def choose(self, ops, lo, start, k, hi, points, run_lines) -> int:
-        preview = run_lines[0].strip() if run_lines else ""
-        region = [op.o for op in ops[lo:start] + ops[k:hi]]
-        places = ", ".join(str(region[p] + 1) if p < len(region) else "end" for p in points[:6])
+    def choose(self, ops, lo, hi, region, points, core, lead, trailing) -> int:
+        preview = self.s[core[0]].strip()
+        places = ", ".join(str(region[p] + 1) if p < len(region) else "the end" for p in points[:6])
         if self.chooser is None:
             raise ApplyError(f"{len(points)} places fit the new lines starting {preview[:60]!r} "
                              f"(before original lines {places}) and the sketch gives no context")
         texts = []
         for p in points:
-            trial = ops[:lo] + [Op("cover", o, -1) for o in region[:p]] + ops[start:k] + \
-                [Op("cover", o, -1) for o in region[p:]] + ops[hi:]
+            trial = ops[:lo] + self.placed(region, p, core, lead, trailing) + ops[hi:]
             texts.append("\n".join(self.emit(trial)))
         pick = self.chooser(texts)
         if pick is None:

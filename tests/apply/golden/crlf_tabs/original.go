@@ -1,0 +1,9 @@
+package main
+
+func add(a int, b int) int {
+	return a + b
+}
+
+func main() {
+	println(add(1, 2))
+}

@@ -1,0 +1,5 @@
+import os
+
+
+def mean(xs):
+    return total(xs) / len(xs)

@@ -1,0 +1,5 @@
+import os
+
+
+def mean(xs):
+# ... existing code ...

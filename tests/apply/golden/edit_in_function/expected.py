@@ -1,0 +1,15 @@
+import os
+
+
+def total(xs):
+    """Sum of xs."""
+    result = 0
+    for x in xs:
+        if x is None:
+            continue
+        result += x
+    return result
+
+
+def mean(xs):
+    return total(xs) / len(xs)

@@ -1,0 +1,8 @@
+# ... existing code ...
+
+
+def d():
+    return 4
+
+
+# ... existing code ...

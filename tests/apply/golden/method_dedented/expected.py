@@ -1,0 +1,9 @@
+class Greeter:
+    def __init__(self, name):
+        self.name = name
+
+    def greet(self):
+        return "hello " + self.name
+
+    def bye(self):
+        return "bye"

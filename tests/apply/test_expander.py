@@ -1,0 +1,91 @@
+"""The diff expander on golden cases (tests/apply/golden/<case>/original.*, sketch.*, and
+expected.* or error.txt), plus the rules that guard against wrong merges."""
+from pathlib import Path
+
+import pytest
+
+from lsp_server.apply import ApplyError, expand
+from lsp_server.apply.markers import is_marker, marker_for
+from lsp_server.apply.tiebreak import differing_window
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+
+
+def files(case: str):
+    d = GOLDEN / case
+    original = next(d.glob("original.*"))
+    sketch = next(d.glob("sketch.*"))
+    expected = next(d.glob("expected.*"), None)
+    read = lambda p: p.read_bytes().decode("utf-8")  # noqa: E731 (keep CRLF as is)
+    return original.name, read(original), read(sketch), read(expected) if expected else None, d
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case):
+    name, original, sketch, expected, d = files(case)
+    if expected is not None:
+        result = expand(original, sketch, name)
+        assert result.text == expected
+        assert 0.5 <= result.confidence <= 1.0
+    else:
+        with pytest.raises(ApplyError) as err:
+            expand(original, sketch, name)
+        assert (d / "error.txt").read_text().strip() in str(err.value)
+
+
+def test_ambiguous_insertion_uses_the_tie_breaker():
+    _, original, sketch, _, _ = files("fail_ambiguous")
+    seen = []
+
+    def chooser(texts):
+        seen.extend(texts)
+        return next(i for i, t in enumerate(texts) if "return 3\n\n\ndef d()" in t)
+
+    result = expand(original, sketch, "m.py", chooser=chooser)
+    assert result.text.endswith("def c():\n    return 3\n\n\ndef d():\n    return 4\n")
+    assert len(seen) >= 2 and "local model" in " ".join(result.notes)
+    with pytest.raises(ApplyError, match="could not choose"):
+        expand(original, sketch, "m.py", chooser=lambda texts: None)
+
+
+def test_sketch_without_markers_replaces_the_file_or_keeps_the_rest():
+    original = "a = 1\nb = 2\nc = 3\nd = 4\n"
+    assert expand(original, "a = 1\nb = 20\nc = 3\nd = 4\n", "m.py").text == "a = 1\nb = 20\nc = 3\nd = 4\n"
+    # a fragment from the middle without markers: the lines around it stay
+    result = expand(original, "b = 2\nc = 30\n", "m.py")
+    assert result.text == "a = 1\nb = 2\nc = 30\nd = 4\n" and result.confidence < 1
+
+
+def test_markdown_fence_and_indented_marker_inside_a_function():
+    original = "def f(x):\n    a = x\n    b = a * 2\n    c = b + 1\n    return c\n"
+    sketch = "```python\ndef f(x):\n    # ... existing code ...\n    return c * 10\n```\n"
+    assert expand(original, sketch, "m.py").text == "def f(x):\n    a = x\n    b = a * 2\n    c = b + 1\n    return c * 10\n"
+
+
+def test_markers_are_comments_that_say_so():
+    assert is_marker("    # ... existing code ...") and is_marker("// rest of the file unchanged")
+    assert is_marker("<!-- ... -->") and is_marker("/* ... existing code ... */")
+    assert not is_marker("    ...")  # Python's Ellipsis is code
+    assert not is_marker("# keep the cache warm") and not is_marker("# see foo(a, ...) for details")
+    assert not is_marker("# ... existing code ...", frozenset({"# ... existing code ..."}))  # it is in the file
+    assert marker_for("a.go") == "// ... existing code ..." and marker_for("x.html") == "<!-- ... existing code ... -->"
+
+
+def test_moved_code_is_refused_not_guessed():
+    original = "def f():\n    setup()\n    a = 1\n    b = 2\n    c = 3\n    run()\n"
+    sketch = "def f():\n    run()\n    new_step()\n    # ... existing code ...\n    more()\n"
+    with pytest.raises(ApplyError):
+        expand(original, sketch, "m.py")
+
+
+def test_empty_sketch_and_empty_file():
+    with pytest.raises(ApplyError, match="empty"):
+        expand("x = 1\n", "\n\n", "m.py")
+    assert expand("", "x = 1\n", "m.py").text == "x = 1\n"
+
+
+def test_tie_breaker_window_spans_the_differences():
+    texts = ["\n".join(["same"] * 30 + ["A", "B"] + ["same"] * 30), "\n".join(["same"] * 30 + ["B", "A"] + ["same"] * 30)]
+    head, tail = differing_window(texts)
+    assert head == 30 - 12 and tail == 30 - 12
