@@ -1,0 +1,63 @@
+"""`tandem apply` and `tandem plan` as a user runs them (the planner against the fake API)."""
+import json
+
+from tests.conftest import run_cli
+from tests.fakes.anthropic_api import FakeAnthropic
+from tests.integration.test_cli import one_line_error
+
+ORIGINAL = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+SKETCH = "# ... existing code ...\ndef b():\n    return 3\n"
+
+
+def test_apply_prints_the_new_text(tmp_path):
+    (tmp_path / "m.py").write_text(ORIGINAL)
+    (tmp_path / "s.py").write_text(SKETCH)
+    res = run_cli("apply", str(tmp_path / "m.py"), str(tmp_path / "s.py"), "--no-model")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == ORIGINAL.replace("return 2", "return 3")
+
+
+def test_apply_refuses_with_exit_3(tmp_path):
+    (tmp_path / "m.py").write_text(ORIGINAL)
+    (tmp_path / "s.py").write_text("# ... existing code ...\nnowhere()\n# ... existing code ...\n")
+    line = one_line_error(run_cli("apply", str(tmp_path / "m.py"), str(tmp_path / "s.py"), "--no-model"), code=3)
+    assert "cannot apply" in line
+    assert "usage" in one_line_error(run_cli("apply", str(tmp_path / "m.py")))
+
+
+def test_apply_batch(tmp_path):
+    lines = [{"id": 1, "path": "m.py", "original": ORIGINAL, "sketch": SKETCH},
+             {"id": 2, "path": "m.py", "original": ORIGINAL, "sketch": "# ...\nnowhere()\n# ...\n"}]
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n")
+    res = run_cli("apply", "--batch", str(inp), "--no-model")
+    assert res.returncode == 0, res.stderr
+    out = [json.loads(x) for x in res.stdout.splitlines()]
+    assert out[0]["id"] == 1 and out[0]["result"].endswith("return 3\n") and out[0]["latency_ms"] >= 0
+    assert out[1]["id"] == 2 and "error" in out[1]
+    assert out[2]["id"] is None and "line 3" in out[2]["error"]
+
+
+PRICES = "def total_price(items):\n    return sum(items)\n\n\ndef discount(price):\n    return price * 0.9\n"
+PRICE_SKETCH = "# ... existing code ...\ndef discount(price):\n    return price * 0.8\n"
+
+
+def test_plan_dry_run_and_write(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "m.py").write_text(PRICES)
+    with FakeAnthropic() as api:
+        api.default = {"tool_input": {"edits": [{"path": "m.py", "sketch": PRICE_SKETCH, "summary": "20% off"}]}}
+        env = {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": api.api_key, "TANDEM_INDEX_HOME": str(tmp_path / "idx")}
+        res = run_cli("plan", str(root), "make the discount 20%", "--dry-run", "--lexical-only", "--no-model", env=env)
+        assert res.returncode == 0, res.stderr
+        assert "-    return price * 0.9\n+    return price * 0.8\n" in res.stdout
+        assert (root / "m.py").read_text() == PRICES  # dry run writes nothing
+        assert "def discount(price):" in api.requests[-1]["body"]["messages"][0]["content"][0]["text"]  # retrieved, sent
+        res = run_cli("plan", str(root), "make the discount 20%", "--lexical-only", "--no-model", env=env)
+        assert res.returncode == 0, res.stderr
+        assert (root / "m.py").read_text() == PRICES.replace("0.9", "0.8")
+        res = run_cli("plan", str(root), "again", "--lexical-only", "--no-model", env={**env, "ANTHROPIC_API_KEY": "nope"})
+        assert res.returncode == 2 and "Traceback" not in res.stderr
+        assert res.stderr.strip().splitlines()[-1] == "tandem: error: the Anthropic API rejected the key (401): check ANTHROPIC_API_KEY"
+        assert "nope" not in res.stderr
