@@ -34,7 +34,7 @@ needs_editors = pytest.mark.skipif(
     reason="editors not installed: bash .ci/install-editors")
 
 
-def run_vscode(tmp_path, server_command, scenario=""):
+def run_vscode(tmp_path, server_command, scenario="", server_env=None):
     ARTIFACTS.mkdir(exist_ok=True)
     work = tmp_path / "project"
     work.mkdir()
@@ -62,7 +62,7 @@ def run_vscode(tmp_path, server_command, scenario=""):
     log = open(tmp_path / "code-server.log", "w")
     server = subprocess.Popen(base + ["--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
                                       "--disable-update-check", "--disable-workspace-trust", str(work)],
-                              stdout=log, stderr=subprocess.STDOUT)
+                              stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(server_env or {})})
     try:
         deadline = time.time() + 120
         while time.time() < deadline:
@@ -104,3 +104,18 @@ def test_missing_server_command_gives_one_clear_notification(tmp_path):
     tandem = [n for n in out["notifications"] if "Tandem" in n]
     assert len(tandem) == 1, [n[:300] for n in out["notifications"]]
     assert "could not start the language server" in tandem[0] and "tandem.serverCommand" in tandem[0]
+
+
+@needs_editors
+def test_plan_a_change_lands_as_one_edit(tmp_path):
+    """Tandem: Plan a change… from the command palette; the planner is the fake Messages API."""
+    from tests.fakes.anthropic_api import FakeAnthropic
+
+    sketch = 'def fib(n):\n    """The n-th Fibonacci number."""\n    # ... existing code ...\n'
+    with FakeAnthropic() as api:
+        api.default = {"tool_input": {"edits": [{"path": "fib.py", "sketch": sketch, "summary": "docstring"}]}}
+        env = {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": api.api_key}
+        out, f = run_vscode(tmp_path, [sys.executable, "-m", "lsp_server", "serve"], scenario="plan", server_env=env)
+        assert f.read_text() == 'def fib(n):\n    """The n-th Fibonacci number."""\n    if n < 2:\n        return n\n'
+        assert "add a docstring to fib" in api.requests[-1]["body"]["messages"][0]["content"][0]["text"]
+        assert "changed 1 file" in out["notification"], out

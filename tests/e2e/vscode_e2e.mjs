@@ -51,6 +51,31 @@ try {
     result.ok = true;
     throw null;
   }
+  if (SCENARIO === 'plan') {
+    await page.click('.monaco-editor .view-lines');
+    await page.keyboard.press('F1');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 30000 });
+    await page.keyboard.type('Tandem: Plan a change');
+    await page.waitForTimeout(800);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(800);  // the palette gives way to the instruction box
+    await page.keyboard.type('add a docstring to fib', { delay: 20 });
+    await page.keyboard.press('Enter');
+    step('instruction given');
+    await page.waitForFunction(() => /Fibonacci/.test(document.querySelector('.monaco-editor .view-lines')?.textContent || ''),
+      null, { timeout: 120000 });
+    step('edit applied');
+    await page.waitForSelector('.notification-toast', { timeout: 30000 });
+    result.notification = await page.$$eval('.notification-toast', (els) => els.map((e) => e.textContent).join('\n'));
+    await shot('vscode-plan.png');
+    await page.click('.monaco-editor .view-lines');
+    await page.keyboard.press('Control+s');
+    const until = Date.now() + 30000;
+    while (Date.now() < until && !/Fibonacci/.test(fs.readFileSync(FILE, 'utf8'))) await page.waitForTimeout(200);
+    step('saved');
+    result.ok = true;
+    throw null;
+  }
   // wait until the status bar says the model is ready
   await page.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')]
     .some((e) => /Tandem/.test(e.textContent || '') && /ready/.test(e.getAttribute('aria-label') + ' ' + (e.getAttribute('title') || '') + ' ' + (e.querySelector('[aria-label]')?.getAttribute('aria-label') || ''))
