@@ -7,6 +7,8 @@ the way a frontier model does, in one of these styles (rotating per file):
                (wording varies: "... existing code ...", "rest of the file unchanged", "...")
   tight        the same with 1 context line
   functions    every top-level function/class touched by the change, rewritten in full
+  bare         inserted code shown with no context at all (markers on both sides): the
+               expander must find the one plausible place, ask the local model, or refuse
 The answer is the new release's file. Reported: exact-match rate, explicit failures, silent wrong
 merges (returned text != answer), latency p50/p95 per file and output characters per second,
 with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
@@ -77,13 +79,16 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
     a, b = old.split("\n"), new.split("\n")
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     keep = [False] * len(b)  # which lines of the new file the sketch shows
-    context = {"hunks": 3, "tight": 1, "functions": 1}[style]
-    changed_new: list[tuple[int, int]] = []
+    context = {"hunks": 3, "tight": 1, "functions": 1, "bare": 2}[style]
+    changed_new: list[tuple[int, int, bool]] = []
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag != "equal":
-            changed_new.append((j1, j2))
+            changed_new.append((j1, j2, tag == "insert"))
     spans = _top_level_spans(new) if style == "functions" else []
-    for j1, j2 in changed_new:
+    for j1, j2, inserted in changed_new:
+        if style == "bare" and inserted and any(x.strip() for x in b[j1:j2]):  # new code, no context
+            keep[j1:j2] = [True] * (j2 - j1)
+            continue
         lo, hi = j1, max(j2, j1 + 1)
         for _ in range(context):  # context counts telling lines (not blank, not a lone `)` or `"""`)
             lo -= 1
@@ -133,7 +138,7 @@ def make_cases(limit: int) -> list[dict]:
             ratio = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False).ratio()
             if ratio < 1 - MAX_CHANGED_FRACTION:
                 continue
-            style = ["hunks", "tight", "functions"][len(cases) % 3]
+            style = ["hunks", "tight", "functions", "bare"][len(cases) % 4]
             cases.append({"id": f"{name}/{path}", "path": path, "original": old, "answer": new, "style": style,
                           "sketch": sketch_of(old, new, style, len(cases))})
     return cases[:limit]
@@ -202,7 +207,7 @@ def main() -> None:
     ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
     args = ap.parse_args()
     cases = make_cases(args.files)
-    styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions")}
+    styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions", "bare")}
     result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in PAIRS], "files": len(cases),
               "styles": styles, "without_tiebreaker": run_expander(cases, None)}
     if not args.no_model:

@@ -336,9 +336,14 @@ class _Expander:
         want = len(indent_of(self.ind.convert(first_line)))
         o = self.o
         points = []
+        after = region[-1] + 1  # the original line after the region (an anchor), if any
+        next_ind = next((len(indent_of(o[i])) for i in range(after, len(o)) if o[i].strip()), 0)
         for p in range(len(region) + 1):
             after_blank = p in (0, len(region)) or not o[region[p - 1]].strip()
-            fits = p == len(region) or (o[region[p]].strip() and len(indent_of(o[region[p]])) <= want)
+            if p == len(region):  # at the end: only if what follows is not deeper (inside a block)
+                fits = next_ind <= want
+            else:
+                fits = bool(o[region[p]].strip()) and len(indent_of(o[region[p]])) <= want
             if after_blank and fits:
                 points.append(p)
         return points
