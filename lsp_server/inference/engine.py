@@ -90,7 +90,7 @@ class Engine:
             return 0.0
         with self.lock:
             logits, _ = self.decoder.forward(ids[:-1], self.decoder.empty_past(), keep=len(ids) - 1)
-        rows = logits[0].astype(np.float64)
+        rows = logits.astype(np.float64)  # [len(ids) - 1, vocab]
         rows -= rows.max(axis=1, keepdims=True)
         logp = rows - np.log(np.exp(rows).sum(axis=1, keepdims=True))
         return float(logp[np.arange(len(ids) - 1), ids[1:]].sum())

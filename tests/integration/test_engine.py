@@ -100,3 +100,14 @@ def test_spare_cache_is_used_and_changes_nothing(engine):
     res = complete(engine, CompletionRequest(prefix=next_line, suffix="\n"))
     assert res.stats.prompt_tokens - res.stats.reused_tokens <= 1  # all but the last token reused
     assert res.text == plain
+
+
+@pytest.mark.model
+def test_log_likelihood_prefers_sensible_code(engine):
+    from lsp_server.apply.tiebreak import model_chooser
+
+    good = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    bad = "def add(a, b):\n\n\ndef sub(a, b):\n    return a + b\n    return a - b\n"
+    tok = engine.tokenizer
+    assert engine.log_likelihood(tok.encode(good)) > engine.log_likelihood(tok.encode(bad))
+    assert model_chooser(engine)([bad, good]) == 1
