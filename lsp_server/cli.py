@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from lsp_server.errors import TandemError
+from lsp_server.inference.device import DEVICES
 
 
 def read_source(path: Path) -> str:
@@ -29,7 +31,7 @@ def read_source(path: Path) -> str:
 def _engine(args):
     from lsp_server.inference.engine import get_engine
 
-    engine = get_engine(args.model, args.precision, args.threads)
+    engine = get_engine(args.model, args.precision, args.threads, args.device)
     engine.warm_up()
     return engine
 
@@ -58,11 +60,12 @@ def cmd_complete(args) -> int:
     shown = result.text.replace("\n", eol)
     if args.json:
         out = result.as_dict() | {"completion": shown, "path": args.file, "line": args.line,
-                                  "character": args.character, "model": engine.spec.name, "precision": engine.precision}
+                                  "character": args.character, "model": engine.spec.name, "precision": engine.precision,
+                                  "device": engine.device.device}
         print(json.dumps(out))
     else:
         print(shown)
-        print(f"({result.latency_ms:.0f} ms, {engine.spec.name} {engine.precision})", file=sys.stderr)
+        print(f"({result.latency_ms:.0f} ms, {engine.spec.name} {engine.precision} on {engine.device.device})", file=sys.stderr)
     return 0
 
 
@@ -114,6 +117,7 @@ def cmd_models(args) -> int:
                 active = " (active)" if spec.name == default and s.precision == spec.default_precision else ""
                 state = f"installed {s.size / 1e6:.0f} MB" if s.installed else "not installed"
                 print(f"{spec.name:<22} {s.precision:<5} {state}{active}  {spec.description}")
+        print(device_line(os.environ.get("TANDEM_DEVICE") or "auto"))
         return 0
     if args.action == "verify":
         names = [args.name] if args.name else list(manifest.models)
@@ -126,6 +130,19 @@ def cmd_models(args) -> int:
               "run `tandem models install` to rebuild")
         return 1 if problems else 0
     raise TandemError(f"unknown models action {args.action}")
+
+
+def device_line(setting: str) -> str:
+    """Which device the model would run on, without loading it: the first candidate whose
+    provider this onnxruntime build has (the engine still checks that it really runs)."""
+    import onnxruntime as ort
+
+    from lsp_server.inference.device import PROVIDERS, plan
+
+    available = ort.get_available_providers()
+    first = next(d for d in plan(setting, available) if d == "cpu" or PROVIDERS[d] in available)
+    return (f"device: {first} (tandem.device={setting}; onnxruntime {ort.__version__} providers: "
+            f"{', '.join(p.removesuffix('ExecutionProvider') for p in available)})")
 
 
 def _root(path: str) -> Path:
@@ -194,8 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.add_argument("--batch", metavar="IN.jsonl", help='lines {"id","path","prefix","suffix"} → {"id","completion","latency_ms"}')
     c.add_argument("--model", default=None)
-    c.add_argument("--precision", default=None, choices=["int8", "int4"])
+    c.add_argument("--precision", default=None, choices=["int8", "int4", "fp16"])
     c.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (0: all cores)")
+    c.add_argument("--device", default=None, choices=DEVICES, help="execution provider (default: TANDEM_DEVICE or auto)")
     c.add_argument("--multiline", default="auto", choices=["auto", "always", "never"])
     c.add_argument("--no-reuse", action="store_true", help="recompute the whole prompt every time (benchmarks)")
     c.add_argument("--no-speculate", action="store_true", help="plain greedy decoding (benchmarks)")
@@ -222,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("models", help="install, list and verify local models")
     m.add_argument("action", choices=["install", "list", "verify"])
     m.add_argument("name", nargs="?")
-    m.add_argument("--precision", default=None, choices=["int8", "int4"])
+    m.add_argument("--precision", default=None, choices=["int8", "int4", "fp16"])
     m.set_defaults(func=cmd_models)
     return ap
 

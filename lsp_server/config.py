@@ -9,8 +9,10 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from lsp_server.inference.device import DEVICES
+
 MULTILINE_MODES = ("auto", "always", "never")
-PRECISIONS = ("int8", "int4")
+PRECISIONS = ("int8", "int4", "fp16")
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class Settings:
     debounce_ms: int = 0
     latency_budget_ms: int = 250  # a suggestion is cut short rather than shown after this (0: never)
     threads: int = 0
+    device: str = "auto"      # execution provider: auto | cpu | cuda | ... (inference/device.py)
     max_file_bytes: int = 1_000_000
     retrieval: bool = True   # index the workspace; snippets from other files in completion prompts
     # Speed features; switched off only to measure what they buy (bench/typing.py).
@@ -88,6 +91,7 @@ SCHEMA = {
     "debounceMs": ("debounce_ms", _int_range(0, 2000)),
     "latencyBudgetMs": ("latency_budget_ms", _int_range(0, 10000)),
     "threads": ("threads", _int_range(0, 256)),
+    "device": ("device", _choice(DEVICES)),
     "maxFileBytes": ("max_file_bytes", _int_range(1000, 100_000_000)),
     "retrieval": ("retrieval", _bool),
     "cache": ("cache", _bool),

@@ -22,7 +22,7 @@ from lsp_server.retrieval.service import IndexService, uri_to_path
 
 log = logging.getLogger("tandem")
 
-RELOAD_KEYS = ("model", "precision", "threads")
+RELOAD_KEYS = ("model", "precision", "threads", "device")
 
 
 class _Dropped:

@@ -45,8 +45,10 @@ def run_builder(hf_dir: Path, out: Path, precision: str, cache: Path) -> None:
         extra.append("op_types_to_quantize=MatMul/Gather")
     elif precision == "int4":
         extra += ["op_types_to_quantize=MatMul/Gather", "int4_is_symmetric=false", "int4_accuracy_level=4"]
+    # fp16 is the GPU variant: the builder lays it out for the CUDA provider (fp16 weights and KV cache)
+    target = "cuda" if precision == "fp16" else "cpu"
     cmd = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(hf_dir), "-o", str(out),
-           "-p", precision, "-e", "cpu", "-c", str(cache), "--extra_options", *extra]
+           "-p", precision, "-e", target, "-c", str(cache), "--extra_options", *extra]
     log = out.parent / f"builder-{precision}.log"
     with open(log, "w") as fh:
         rc = subprocess.call(cmd, stdout=fh, stderr=subprocess.STDOUT)
@@ -97,7 +99,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("gguf", type=Path)
     ap.add_argument("out", type=Path)
-    ap.add_argument("--precision", action="append", required=True, choices=["int8", "int4", "fp32"])
+    ap.add_argument("--precision", action="append", required=True, choices=["int8", "int4", "fp32", "fp16"])
     args = ap.parse_args()
     logging.disable(logging.WARNING)
     os.environ.setdefault("TQDM_DISABLE", "1")

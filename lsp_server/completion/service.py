@@ -66,7 +66,7 @@ class CompletionService:
         from lsp_server.inference.engine import get_engine
 
         s = self.settings
-        engine = get_engine(s.model, s.precision, s.threads)
+        engine = get_engine(s.model, s.precision, s.threads, s.device)
         engine.warm_up()
         self.engine = engine
 

@@ -37,9 +37,12 @@ class Decoder:
         self.num_layers = int(cfg["num_hidden_layers"])
         self.vocab_size = int(self.session.get_outputs()[0].shape[-1])
         self.providers = self.session.get_providers()
+        # the KV cache has the graph's float type (float32 for int8/int4 CPU builds, float16 for fp16)
+        past_type = next((i.type for i in self.session.get_inputs() if i.name.startswith("past_key_values.")), "")
+        self.kv_dtype = np.float16 if "float16" in past_type else np.float32
 
     def empty_past(self) -> KV:
-        z = np.zeros((1, self.kv_heads, 0, self.head_dim), np.float32)
+        z = np.zeros((1, self.kv_heads, 0, self.head_dim), self.kv_dtype)
         return tuple(z for _ in self.past_names)
 
     @staticmethod

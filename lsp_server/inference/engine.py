@@ -5,6 +5,7 @@ predicate that the loop checks between forward passes, so a newer request never 
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -12,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
 
 from lsp_server.errors import ModelNotInstalled, TandemError
 from lsp_server.inference.decoder import Decoder
+from lsp_server.inference.device import Choice, choose
 from lsp_server.inference.generate import GenerationConfig, GenerationStats, Generator
 from lsp_server.inference.tokenizer import TokenizerWrapper
 from lsp_server.model_store.install import variant_intact
@@ -27,13 +30,14 @@ class EngineKey:
     model: str
     precision: str
     threads: int
+    device: str
 
 
 class Engine:
-    def __init__(self, spec: ModelSpec, precision: str, threads: int = 0) -> None:
+    def __init__(self, spec: ModelSpec, precision: str, threads: int = 0, device: str = "auto") -> None:
         vdir = variant_dir(spec.name, precision)
-        if precision not in spec.precisions:
-            raise TandemError(f"model {spec.name} has no {precision} variant (have: {', '.join(spec.precisions)})")
+        if precision not in spec.all_precisions:
+            raise TandemError(f"model {spec.name} has no {precision} variant (have: {', '.join(spec.all_precisions)})")
         if not variant_intact(vdir):
             raise ModelNotInstalled(f"model {spec.name} ({precision}) is not installed or is incomplete in {vdir}; "
                                     f"run `tandem models install {spec.name}`")
@@ -42,7 +46,7 @@ class Engine:
         self.path: Path = vdir
         started = time.perf_counter()
         try:
-            self.decoder = Decoder(vdir, threads=threads)
+            self.device, self.decoder = self._open(vdir, threads, device)
             self.tokenizer = TokenizerWrapper(vdir / "tokenizer.json")
         except Exception as exc:  # corrupt file, wrong graph: actionable message, not a traceback
             raise ModelNotInstalled(f"model {spec.name} ({precision}) in {vdir} could not be loaded ({exc.__class__.__name__}: "
@@ -53,6 +57,18 @@ class Engine:
         ids = (self.tokenizer.token_id(t) for t in spec.stop_tokens)
         self.stop_ids = frozenset(i for i in ids if i is not None)
         self.warm = False
+
+    @staticmethod
+    def _open(vdir: Path, threads: int, device: str) -> tuple[Choice, Decoder]:
+        """The decoder on the best device that really runs it (see inference/device.py)."""
+        def trial(providers: tuple[str, ...]) -> list[str]:
+            dec = Decoder(vdir, threads=threads, providers=list(providers))
+            dec.forward([0], dec.empty_past())  # a provider that initialises but cannot run fails here
+            trial.result = dec
+            return dec.providers
+
+        choice, decoder = choose(device, ort.get_available_providers(), trial)
+        return choice, decoder
 
     def warm_up(self) -> None:
         """One short generation so the first user request does not pay for lazy ORT init."""
@@ -97,19 +113,21 @@ class Engine:
 
     def describe(self) -> dict:
         return {"model": self.spec.name, "precision": self.precision, "path": str(self.path),
-                "providers": self.decoder.providers, "load_seconds": round(self.load_seconds, 3), "warm": self.warm}
+                "device": self.device.device, "device_note": self.device.note, "providers": self.decoder.providers, "load_seconds": round(self.load_seconds, 3), "warm": self.warm}
 
 
 _engines: dict[EngineKey, Engine] = {}
 _engines_lock = threading.Lock()
 
 
-def get_engine(model: str | None = None, precision: str | None = None, threads: int = 0) -> Engine:
-    """The shared engine for this process (loaded once per model/precision/threads)."""
+def get_engine(model: str | None = None, precision: str | None = None, threads: int = 0,
+               device: str | None = None) -> Engine:
+    """The shared engine for this process (loaded once per model/precision/threads/device).
+    device None: TANDEM_DEVICE or auto."""
     spec = load_manifest().get(model)
-    key = EngineKey(spec.name, precision or spec.default_precision, threads)
+    key = EngineKey(spec.name, precision or spec.default_precision, threads, device or os.environ.get("TANDEM_DEVICE") or "auto")
     with _engines_lock:
         if key not in _engines:
             _engines.clear()  # one model in memory at a time
-            _engines[key] = Engine(spec, key.precision, threads)
+            _engines[key] = Engine(spec, key.precision, threads, key.device)
         return _engines[key]

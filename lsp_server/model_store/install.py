@@ -234,15 +234,25 @@ def install(spec: ModelSpec, precisions: list[str] | None = None) -> list[Varian
     if spec.format == "files":
         install_files(spec)
     else:
-        build_variants(spec, precisions or list(spec.precisions))
+        build_variants(spec, precisions or default_precisions(spec))
     return states(spec)
+
+
+def default_precisions(spec: ModelSpec) -> list[str]:
+    """The CPU variants, plus the GPU ones when this onnxruntime build has a GPU provider."""
+    import onnxruntime as ort
+
+    gpu = any(p in ort.get_available_providers() for p in ("CUDAExecutionProvider", "ROCMExecutionProvider"))
+    return list(spec.precisions) + (list(spec.gpu_precisions) if gpu else [])
 
 
 def states(spec: ModelSpec) -> list[VariantState]:
     out = []
-    for p in spec.precisions:
+    for p in spec.all_precisions:
         vdir = variant_dir(spec.name, p)
         ok = variant_intact(vdir)
+        if p in spec.gpu_precisions and not vdir.exists():
+            continue  # optional and never asked for: not worth a "not installed" line
         size = sum(f.stat().st_size for f in vdir.iterdir()) if ok else 0
         out.append(VariantState(spec.name, p, vdir, ok, size))
     return out
@@ -258,7 +268,7 @@ def verify(spec: ModelSpec) -> list[str]:
         bar.close()
         if digest != spec.sha256:
             problems.append(f"{src}: sha256 mismatch")
-    for p in spec.precisions:
+    for p in spec.all_precisions:
         vdir = variant_dir(spec.name, p)
         if not vdir.exists():
             continue

@@ -35,12 +35,17 @@ class ModelSpec:
     format: str
     size: int
     sha256: str
-    precisions: tuple[str, ...]
+    precisions: tuple[str, ...]       # built by default (CPU variants; the first is the default)
     packages: tuple[Package, ...]
     stop_tokens: tuple[str, ...]
     fim: FimTokens | None = None
     role: str = "completion"
     extra: dict = field(default_factory=dict)
+    gpu_precisions: tuple[str, ...] = ()  # built when asked for, or when a GPU provider is present
+
+    @property
+    def all_precisions(self) -> tuple[str, ...]:
+        return self.precisions + self.gpu_precisions
 
     @property
     def default_precision(self) -> str:
@@ -81,6 +86,7 @@ def parse_manifest(text: str) -> Manifest:
             stop_tokens=tuple(fim["stop"] if fim else m.get("stop_tokens", ())),
             fim=FimTokens(fim["prefix"], fim["suffix"], fim["middle"], fim.get("file_sep"), fim.get("repo_name")) if fim else None,
             role=m.get("role", "completion"),
+            gpu_precisions=tuple(m.get("gpu_precisions", ())),
         )
     return Manifest(default=raw["default"], models=models, embedding=raw.get("embedding", "minilm-l6-v2"))
 
