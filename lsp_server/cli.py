@@ -233,9 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--mode", default="hybrid", choices=["hybrid", "lexical", "embedding"])
     q.set_defaults(func=cmd_search)
 
-    from lsp_server.cli_plan import add_parsers
+    from lsp_server import cli_next_edit, cli_plan
 
-    add_parsers(sub)
+    cli_plan.add_parsers(sub)
+    cli_next_edit.add_parsers(sub)
 
     m = sub.add_parser("models", help="install, list and verify local models")
     m.add_argument("action", choices=["install", "list", "verify"])

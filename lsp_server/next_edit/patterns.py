@@ -1,0 +1,195 @@
+"""Pattern propagation (pure): the transformation the last edit made, applied at the next place
+where it applies and has not been applied yet.
+
+The last edit is one changed line, `old` → `new`. Its token-level difference must be a single
+changed region (a rename, an inserted `await `, an added argument, a changed literal, a deleted
+keyword). That region with one token of context on each side is the pattern; the next place in
+the file (after the edit, then from the top) where the old form still stands is the prediction.
+Anything more complex is left to the model, or to silence.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\s+|\"[^\"\n]*\"|'[^'\n]*'|.")
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+KEYWORDS = frozenset("if else elif for while return def class import from as in is not and or with try except "
+                     "finally pass break continue lambda yield None True False self const let var function new "
+                     "this public private static void int".split())
+
+
+@dataclass(frozen=True)
+class Change:
+    """Replace text[line][start:end] (0-based line, code-point columns) with `text`."""
+    line: int
+    start: int
+    end: int
+    text: str
+    kind: str  # rename | insert | delete | replace | argument
+
+
+@dataclass(frozen=True)
+class Pattern:
+    kind: str
+    old: str    # what must still be there (with context)
+    new: str    # what it becomes
+    lead: int   # length of the left context inside old/new (the change starts after it)
+    whole_word: bool
+
+
+def tokens(line: str) -> list[str]:
+    return TOKEN.findall(line)
+
+
+def derive(old: str, new: str) -> Pattern | None:
+    """The pattern of a one-line edit, or None when it is not a single local change."""
+    if old == new or not old.strip() or not new.strip():
+        return None
+    a, b = tokens(old), tokens(new)
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1:
+        return None
+    tag, i1, i2, j1, j2 = ops[0]
+    old_seg, new_seg = "".join(a[i1:i2]), "".join(b[j1:j2])
+    if not (old_seg.strip() or new_seg.strip()):
+        return None  # whitespace only: formatting, not a pattern
+    left = a[i1 - 1] if i1 > 0 else ""
+    right = a[i2] if i2 < len(a) else ""
+    if tag == "replace" and IDENT.match(old_seg) and IDENT.match(new_seg):
+        if old_seg in KEYWORDS:
+            return None
+        return Pattern("rename", old_seg, new_seg, 0, True)
+    if tag == "insert" and right == ")" and new_seg.lstrip().startswith(","):
+        return Pattern("argument", "", new_seg, 0, False)
+    # insert / delete / replace with one token of context on each side
+    kind = {"insert": "insert", "delete": "delete"}.get(tag, "replace")
+    if not (left.strip() or right.strip()):
+        return None
+    return Pattern(kind, left + old_seg + right, left + new_seg + right, len(left),
+                   bool(IDENT.match(left) or IDENT.match(right)))
+
+
+def _occurrences(line: str, needle: str, whole_word: bool):
+    start = 0
+    while True:
+        at = line.find(needle, start)
+        if at < 0:
+            return
+        before = line[at - 1] if at > 0 else " "
+        after = line[at + len(needle)] if at + len(needle) < len(line) else " "
+        word_ok = not whole_word or (not (before.isalnum() or before == "_") or not (needle[0].isalnum() or needle[0] == "_")) \
+            and (not (after.isalnum() or after == "_") or not (needle[-1].isalnum() or needle[-1] == "_"))
+        if word_ok:
+            yield at
+        start = at + 1
+
+
+def _call_name(new_line: str, new_seg: str) -> str | None:
+    """`foo(a, b, c)` with `, c` added → "foo" (the call whose argument list changed)."""
+    at = new_line.find(new_seg)
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        ch = new_line[k]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            if depth == 0:
+                m = re.search(r"([A-Za-z_][A-Za-z0-9_.]*)\s*$", new_line[:k])
+                return m.group(1) if m else None
+            depth -= 1
+    return None
+
+
+def _argument_sites(lines: list[str], name: str, arg: str):
+    """(line, column of the closing paren, args text) for one-line calls `name(...)` lacking arg."""
+    pat = re.compile(rf"(?<![A-Za-z0-9_.]){re.escape(name)}\s*\(")
+    for n, line in enumerate(lines):
+        for m in pat.finditer(line):
+            depth, k = 0, m.end()
+            while k < len(line):
+                if line[k] in "([{":
+                    depth += 1
+                elif line[k] in ")]}":
+                    if depth == 0:
+                        break
+                    depth -= 1
+                k += 1
+            if k >= len(line):
+                continue  # the call goes on over several lines: leave it to the model
+            args = line[m.end():k]
+            if arg.strip().lstrip(",").strip() not in args:
+                yield n, k, args
+
+
+def propagate(text: str, edit_line: int, old: str, new: str) -> Change | None:
+    """The next place for the last edit's transformation. edit_line: 0-based line of `new` in text."""
+    pattern = derive(old, new)
+    if pattern is None:
+        return None
+    lines = text.split("\n")
+    order = list(range(edit_line, len(lines))) + list(range(0, edit_line))  # onwards, then from the top
+    if pattern.kind == "argument":
+        name = _call_name(new, pattern.new)
+        if not name:
+            return None
+        sites = {n: (k, args) for n, k, args in _argument_sites(lines, name, pattern.new)}
+        for n in order:
+            if n in sites and n != edit_line:
+                k, args = sites[n]
+                insert = pattern.new if args.strip() else pattern.new.lstrip().lstrip(",").lstrip()
+                return Change(n, k, k, insert, "argument")
+        return None
+    core_old, core_new = _core_len(pattern, "old"), _core_len(pattern, "new")
+    shape = _shape(old, new)
+    for n in order:
+        if shape is not None and n != edit_line:
+            m = shape[0].search(lines[n])
+            if m:  # the same insertion after another name in a line of the same shape
+                return Change(n, m.end(1), m.end(1), shape[1], "insert")
+        line = lines[n]
+        for at in _occurrences(line, pattern.old, pattern.whole_word):
+            if pattern.kind != "rename" and (line.startswith(pattern.new, at)
+                                             or line[:at + len(pattern.old)].endswith(pattern.new)):
+                continue  # already transformed here
+            start = at + pattern.lead
+            return Change(n, start, start + core_old, pattern.new[pattern.lead:pattern.lead + core_new], pattern.kind)
+    return None
+
+
+def _shape(old: str, new: str) -> tuple[re.Pattern, str] | None:
+    """`self.x = False` → `self.x: bool = False`: an insertion right after a name, in a line whose
+    other tokens stay. Generalised over the name (the next attribute gets the same annotation),
+    with the tokens around kept: the token before the name, and what follows up to the next
+    non-space token (not followed by another operator character, so `==` is not `=`)."""
+    a, b = tokens(old), tokens(new)
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "insert":
+        return None
+    _, i1, _, j1, j2 = ops[0]
+    if i1 < 2 or not IDENT.match(a[i1 - 1]) or a[i1 - 1] in KEYWORDS or not a[i1 - 2].strip():
+        return None
+    inserted = "".join(b[j1:j2])
+    rest = a[i1:]
+    k = 0
+    while k < len(rest) and not rest[k].strip():
+        k += 1
+    if k >= len(rest) or IDENT.match(rest[k]) or not inserted.strip():
+        return None
+    indent = re.escape(old[: len(old) - len(old.lstrip())])
+    right = re.escape("".join(rest[:k + 1]))
+    regex = re.compile(rf"^{indent}(?:.*?){re.escape(a[i1 - 2])}([A-Za-z_]\w*){right}(?![=<>!])")
+    return regex, inserted
+
+
+def _core_len(p: Pattern, side: str) -> int:
+    """Length of the changed part inside old/new (without the right context)."""
+    if p.kind == "rename":
+        return len(p.old if side == "old" else p.new)
+    full_old, full_new = p.old, p.new
+    right = 0
+    while right < min(len(full_old), len(full_new)) - p.lead and full_old[-1 - right] == full_new[-1 - right]:
+        right += 1
+    # the right context is one token; never count more than what is outside the change
+    return (len(full_old) if side == "old" else len(full_new)) - p.lead - right
