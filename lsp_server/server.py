@@ -16,6 +16,7 @@ from lsp_server.completion.prefilter import skip_reason
 from lsp_server.completion.service import CompletionService
 from lsp_server.config import Settings, parse_settings
 from lsp_server.errors import TandemError
+from lsp_server.next_edit.service import NextEditService
 from lsp_server.planning import plan_change
 from lsp_server.protocol import detect_eol, normalise_eol, offset_at
 from lsp_server.retrieval.service import IndexService, uri_to_path
@@ -56,6 +57,7 @@ class TandemServer(LanguageServer):
         self.settings = Settings()
         self.index = IndexService()
         self.service = CompletionService(self.settings, context=self._context)
+        self.next_edit = NextEditService()
         self._reported: set[str] = set()
         self._load_task: asyncio.Task | None = None
 
@@ -163,10 +165,18 @@ def _edit_point(params: types.DidChangeTextDocumentParams, text: str) -> int | N
     return start + len(normalise_eol(change.text))
 
 
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def on_open(ls: TandemServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.next_edit.opened(params.text_document.uri, params.text_document.text)
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def on_change(ls: TandemServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.service.document_changed(params.text_document.uri)
     doc = ls.workspace.get_text_document(params.text_document.uri)
+    last = params.content_changes[-1] if params.content_changes else None
+    line = last.range.start.line if isinstance(last, types.TextDocumentContentChangePartial) else 0
+    ls.next_edit.changed(params.text_document.uri, doc.source, line, bool(last and "\n" in last.text))
     if not ls.settings.language_enabled(doc.language_id or "") or len(doc.source) > ls.settings.max_file_bytes:
         return
     text = normalise_eol(doc.source)
@@ -186,6 +196,24 @@ def on_save(ls: TandemServer, params: types.DidSaveTextDocumentParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def on_close(ls: TandemServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.service.forget(params.text_document.uri)
+    ls.next_edit.closed(params.text_document.uri)
+
+
+@server.feature("tandem/nextEdit")
+def on_next_edit(ls: TandemServer, params) -> dict | None:
+    """{textDocument: {uri}, position} → {uri, range, newText} | null (DESIGN.md §3)."""
+    doc_id = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
+    if doc_id is None and isinstance(params, dict):
+        doc_id = params.get("textDocument")
+    uri = doc_id.get("uri") if isinstance(doc_id, dict) else getattr(doc_id, "uri", None)
+    if not isinstance(uri, str) or uri not in ls.workspace.text_documents:
+        return None
+    doc = ls.workspace.get_text_document(uri)
+    version = doc.version
+    result = ls.next_edit.suggest(uri, doc.source)
+    if result is None or ls.workspace.get_text_document(uri).version != version:
+        return None  # never a suggestion for text that has moved on
+    return result
 
 
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())

@@ -1,0 +1,55 @@
+"""tandem/nextEdit through the real server over stdio: a rename at one call site predicts the
+same rename at the next one; accepting it feeds the history, so the chain continues; then silence."""
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.lsp.conftest import SERVER, init_params
+
+pytestmark = [pytest.mark.asyncio(loop_scope="function")]
+
+URI = "file:///tmp/tandem-next-edit/app.py"
+TEXT = "def run(items):\n    a = compute(items[0])\n    b = compute(items[1])\n    c = compute(items[2])\n    return a + b + c\n"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(init_params({"tandem": {"threads": 1, "retrieval": False}}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def change(client, version, line, start, end, text):
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=version),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(line, start), types.Position(line, end)), text=text)]))
+
+
+async def next_edit(client, line, character):
+    return await client.protocol.send_request_async(
+        "tandem/nextEdit", {"textDocument": {"uri": URI}, "position": {"line": line, "character": character}})
+
+
+def plain(result):
+    return None if result is None else {"range": [result.range.start.line, result.range.start.character,
+                                                  result.range.end.line, result.range.end.character],
+                                        "newText": result.newText}
+
+
+async def test_rename_chain_then_silence(client: LanguageClient):
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=URI, language_id="python", version=1, text=TEXT)))
+    assert await next_edit(client, 0, 0) is None  # no edit yet: silence
+    change(client, 2, 1, 8, 15, "calculate")       # the user renames the first call
+    got = plain(await next_edit(client, 1, 17))
+    assert got == {"range": [2, 8, 2, 15], "newText": "calculate"}
+    change(client, 3, 2, 8, 15, "calculate")       # Tab: the client applies it
+    got = plain(await next_edit(client, 2, 17))
+    assert got == {"range": [3, 8, 3, 15], "newText": "calculate"}
+    change(client, 4, 3, 8, 15, "calculate")
+    assert await next_edit(client, 3, 17) is None  # nothing left to rename
+    assert await next_edit(client, 99, 0) is None
+    bad = await client.protocol.send_request_async("tandem/nextEdit", {"textDocument": {"uri": "file:///nope.py"}})
+    assert bad is None

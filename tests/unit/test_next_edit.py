@@ -1,0 +1,95 @@
+"""Next-edit pieces: the edit history (coalescing, bounds), each pattern, and the silence rule."""
+import json
+
+from lsp_server.next_edit.history import MAX_DOCS, MAX_EDITS, EditHistory, edit_between, parse_diff
+from lsp_server.next_edit.patterns import derive, propagate
+from lsp_server.next_edit.predict import as_line_edit, predict
+from tests.conftest import run_cli
+
+
+def apply(text, change):
+    lines = text.split("\n")
+    line = lines[change.line]
+    lines[change.line] = line[:change.start] + change.text + line[change.end:]
+    return "\n".join(lines)
+
+
+def test_rename_propagates_to_the_next_whole_word_occurrence():
+    text = "a = compute_all(x)\nb = compute(y)\nc = compute(z)\n"
+    text = text.replace("compute(y)", "calculate(y)")  # the user renamed on line 1
+    ch = propagate(text, 1, "b = compute(y)", "b = calculate(y)")
+    assert ch.kind == "rename" and apply(text, ch).split("\n")[2] == "c = calculate(z)"
+    # compute_all is another word: not touched
+    assert "compute_all" in apply(text, ch)
+
+
+def test_inserted_keyword_and_added_argument():
+    text = "x = await fetch(a)\ny = fetch(b)\nz = await fetch(c)\n"
+    ch = propagate(text, 0, "x = fetch(a)", "x = await fetch(a)")
+    assert apply(text, ch).split("\n")[1] == "y = await fetch(b)"
+    text = "send(msg, retries=3)\nsend(other)\nsend()\n"
+    ch = propagate(text, 0, "send(msg)", "send(msg, retries=3)")
+    text = apply(text, ch)
+    assert text.split("\n")[1] == "send(other, retries=3)"
+    ch = propagate(text, 1, "send(other)", "send(other, retries=3)")
+    assert apply(text, ch).split("\n")[2] == "send(retries=3)"
+
+
+def test_changed_literal_and_same_shape_annotation():
+    text = "a = get(timeout=60)\nb = get(timeout=30)\n"
+    ch = propagate(text, 0, "a = get(timeout=30)", "a = get(timeout=60)")
+    assert apply(text, ch).split("\n")[1] == "b = get(timeout=60)"
+    text = "    self.done: bool = False\n    self.seen = False\n    self.count = 0\n"
+    ch = propagate(text, 0, "    self.done = False", "    self.done: bool = False")
+    assert apply(text, ch).split("\n")[1] == "    self.seen: bool = False"
+
+
+def test_silence():
+    assert derive("x = 1", "x = 1") is None
+    assert derive("a = f(x)", "b = g(y)") is None                 # two changes: not one pattern
+    assert derive("x = 1", "x  = 1") is None                      # whitespace only
+    assert propagate("x = 1\ny = 2\n", 0, "x = 0", "x = 1") is None  # nowhere else to apply it
+    assert predict("anything\n", []) is None
+    # an edit that added a line (no changed pair) is left alone
+    assert predict("a\nb\nc\n", [edit_between("m.py", "a\nc\n", "a\nb\nc\n")]) is None
+
+
+def test_history_coalesces_keystrokes_and_is_bounded():
+    h = EditHistory(pause_s=1.0)
+    h.opened("u", "x = compute(1)\ny = 2\n")
+    for i, partial in enumerate(["x = c(1)", "x = ca(1)", "x = calc(1)"]):
+        h.changed("u", f"{partial}\ny = 2\n", 0, now=10 + i * 0.1)
+    [edit] = h.recent("u")
+    assert edit.pairs == ((0, "x = compute(1)", "x = calc(1)"),)
+    h.changed("u", "x = calc(1)\ny = 3\n", 1, now=20.0)  # after a pause: a new edit
+    edits = h.recent("u")
+    assert [e.pairs[-1][2] for e in edits] == ["x = calc(1)", "y = 3"]
+    for i in range(MAX_EDITS + 5):
+        h.changed("u", f"x = calc(1)\ny = {i + 10}\n", 1, now=30.0 + i * 5)
+    assert len(h.recent("u")) <= MAX_EDITS + 1
+    for i in range(MAX_DOCS + 5):
+        h.opened(f"d{i}", "x")
+    assert len(h.docs) == MAX_DOCS
+
+
+def test_huge_and_mixed_diffs_do_not_break_parsing():
+    big = "\n".join(f"line {i}" for i in range(5000))
+    e = edit_between("m.py", big, big.replace("line 7", "LINE 7"))
+    assert e.pairs and len(e.diff) <= 4000
+    assert parse_diff("m.py", "garbage\n@@ nonsense @@\n+x\n").pairs == ()
+
+
+def test_cli_batch(tmp_path):
+    t0 = "def f():\n    a = compute(x)\n    b = compute(y)\n"
+    t1 = t0.replace("a = compute(x)", "a = calculate(x)")
+    diff = edit_between("m.py", t0, t1).diff
+    lines = [{"id": 1, "path": "m.py", "text": t1.replace("\n", "\r\n"), "cursor": {"line": 1, "character": 9},
+              "recent_edits": [diff]},
+             {"id": 2, "path": "m.py", "text": t1, "cursor": {"line": 0, "character": 0}, "recent_edits": []}]
+    f = tmp_path / "in.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in lines) + "\n{bad\n")
+    res = run_cli("next-edit", "--batch", str(f))
+    out = [json.loads(x) for x in res.stdout.splitlines()]
+    assert out[0]["edit"] == {"start_line": 3, "end_line": 3, "new_text": "    b = calculate(y)\n"}
+    assert out[1]["edit"] is None and out[2]["id"] is None and "line 3" in out[2]["error"]
+    assert as_line_edit(t1, predict(t1, [parse_diff("m.py", diff)]).change)["start_line"] == 3
