@@ -250,7 +250,8 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
 
 @server.command("tandem.status")
 def cmd_status(ls: TandemServer, *args) -> dict:
-    return {**ls.service.status(), "index": {"state": ls.index.state, **(ls.index.last_summary or {})}}
+    return {**ls.service.status(), "index": {"state": ls.index.state, **(ls.index.last_summary or {})},
+            "next_edit": dict(ls.next_edit.stats)}
 
 
 @server.command("tandem.planChange")
@@ -261,6 +262,21 @@ async def cmd_plan(ls: TandemServer, *args) -> dict:
 @server.command("tandem.indexWorkspace")
 async def cmd_index(ls: TandemServer, *args) -> dict:
     return await ls.index_workspace()
+
+
+@server.command("tandem.didShowNextEdit")
+def cmd_next_shown(ls: TandemServer, *args) -> None:
+    ls.next_edit.stats["shown"] = ls.next_edit.stats.get("shown", 0) + 1
+
+
+@server.command("tandem.didAcceptNextEdit")
+def cmd_next_accepted(ls: TandemServer, *args) -> None:
+    ls.next_edit.stats["accepted"] = ls.next_edit.stats.get("accepted", 0) + 1
+
+
+@server.command("tandem.didRejectNextEdit")
+def cmd_next_rejected(ls: TandemServer, *args) -> None:
+    ls.next_edit.stats["rejected"] = ls.next_edit.stats.get("rejected", 0) + 1
 
 
 @server.command("tandem.didShowCompletion")

@@ -9,6 +9,7 @@ import {
   CloseAction, ErrorAction, ExecuteCommandRequest, LanguageClient, LanguageClientOptions,
   RevealOutputChannelOn, ServerOptions, State,
 } from 'vscode-languageclient/node';
+import { registerNextEdit } from './nextEdit';
 
 const SECRET_KEY = 'tandem.anthropicApiKey';
 const CLIENT_ONLY = new Set(['serverCommand']);
@@ -51,7 +52,7 @@ async function serverCommand(): Promise<string[]> {
 function serverSettings(): Record<string, unknown> {
   const cfg = vscode.workspace.getConfiguration('tandem');
   const out: Record<string, unknown> = {};
-  for (const key of ['enable', 'languages', 'model', 'precision', 'maxTokens', 'multiline', 'debounceMs', 'latencyBudgetMs', 'threads', 'maxFileBytes', 'retrieval']) {
+  for (const key of ['enable', 'languages', 'model', 'precision', 'maxTokens', 'multiline', 'debounceMs', 'latencyBudgetMs', 'threads', 'device', 'maxFileBytes', 'retrieval']) {
     out[key] = cfg.get(key);
   }
   return out;
@@ -238,6 +239,7 @@ export async function activate(ctx: vscode.ExtensionContext) {
       else if (e.affectsConfiguration('tandem')) void refreshStatus();
     }),
   );
+  registerNextEdit(ctx, () => client);
   await start(ctx);
   poller = setInterval(() => { void refreshStatus(); }, 2000);
 }

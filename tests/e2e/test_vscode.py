@@ -34,12 +34,12 @@ needs_editors = pytest.mark.skipif(
     reason="editors not installed: bash .ci/install-editors")
 
 
-def run_vscode(tmp_path, server_command, scenario="", server_env=None):
+def run_vscode(tmp_path, server_command, scenario="", server_env=None, content=None):
     ARTIFACTS.mkdir(exist_ok=True)
     work = tmp_path / "project"
     work.mkdir()
     f = work / "fib.py"
-    f.write_text("def fib(n):\n    if n < 2:\n        return n\n")
+    f.write_text(content or "def fib(n):\n    if n < 2:\n        return n\n")
     user, exts = tmp_path / "user", tmp_path / "extensions"
     (user / "User").mkdir(parents=True)
     (user / "User" / "settings.json").write_text(json.dumps({
@@ -119,3 +119,13 @@ def test_plan_a_change_lands_as_one_edit(tmp_path):
         assert f.read_text() == 'def fib(n):\n    """The n-th Fibonacci number."""\n    if n < 2:\n        return n\n'
         assert "add a docstring to fib" in api.requests[-1]["body"]["messages"][0]["content"][0]["text"]
         assert "changed 1 file" in out["notification"], out
+
+
+@needs_editors
+def test_next_edit_rename_tab_jump_tab_apply(tmp_path):
+    """A rename at one call site: the next call site is suggested (inline diff + Tab hint);
+    Tab jumps there, Tab applies, and the chain goes on to the third call."""
+    content = "def fib(n):\n    a = compute(n)\n    b = compute(n + 1)\n    c = compute(n + 2)\n    return a + b + c\n"
+    out, f = run_vscode(tmp_path, [sys.executable, "-m", "lsp_server", "serve"], scenario="next-edit", content=content)
+    assert f.read_text() == content.replace("compute", "calculate"), (f.read_text(), out)
+    assert "Tab to jump" in out["hint"], out

@@ -51,6 +51,42 @@ try {
     result.ok = true;
     throw null;
   }
+  if (SCENARIO === 'next-edit') {
+    // rename the first call by hand: line 2 is "    a = compute(n)"
+    await page.click('.monaco-editor .view-lines');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');  // before "(n)"
+    for (let i = 0; i < 7; i++) await page.keyboard.press('Shift+ArrowLeft');  // select "compute"
+    await page.keyboard.type('calculate', { delay: 60 });
+    step('renamed');
+    // the suggestion is an `after` decoration: its text lives in a CSS ::after rule, not in the DOM text
+    const decorated = (re) => [...document.querySelectorAll('.monaco-editor .view-lines span')]
+      .map((e) => getComputedStyle(e, '::after').content).find((c) => new RegExp(re).test(c || '')) || '';
+    const waitHint = (re, timeout) => page.waitForFunction(decorated, re, { timeout }).then(() => page.evaluate(decorated, re));
+    const hint = () => waitHint('Tab to (jump|apply)', 60000);
+    result.hint = await hint();
+    await shot('vscode-next-edit.png');
+    step('suggested');
+    for (let n = 0; n < 2; n++) {  // two more call sites: Tab (jump), Tab (apply)
+      await page.keyboard.press('Tab');
+      await waitHint('Tab to apply', 30000);
+      await page.keyboard.press('Tab');
+      step(`applied ${n + 1}`);
+      if (n === 0) {
+        await page.waitForTimeout(1000);  // the old decoration goes, the next suggestion arrives
+        await waitHint('Tab to jump', 30000);
+      }
+    }
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+s');
+    const until = Date.now() + 30000;
+    while (Date.now() < until && (fs.readFileSync(FILE, 'utf8').match(/calculate/g) || []).length < 3) await page.waitForTimeout(200);
+    step('saved');
+    result.ok = true;
+    throw null;
+  }
   if (SCENARIO === 'plan') {
     await page.click('.monaco-editor .view-lines');
     await page.keyboard.press('F1');
