@@ -9,8 +9,10 @@ silence accuracy on the no-edit cases, overall exact (exact edits + correct sile
 
     python bench/next_edit.py [--files 200] [--max-hunks 12]
 
-Prints one JSON object. Modes: pattern (pattern propagation). The model-rewrite path is not
-built yet, so "model" and "both" are reported as not available.
+Prints one JSON object. Modes: pattern (pattern propagation, all tasks); with --model-tasks N,
+also model (the local model's rewrite of the region around the last edit) and both (pattern
+first, then the model), side by side on an even sample of N tasks (the model costs seconds per
+task on 2 cores).
 """
 from __future__ import annotations
 
@@ -81,6 +83,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=200)
     ap.add_argument("--max-hunks", type=int, default=12)
+    ap.add_argument("--model-tasks", type=int, default=0, help="also run the model modes on an even sample of N tasks")
     args = ap.parse_args()
     from lsp_server.next_edit.history import parse_diff
     from lsp_server.next_edit.predict import as_line_edit, predict
@@ -95,15 +98,27 @@ def main() -> None:
                 files += bool(t)
                 tasks += t
 
-    def pattern(t):
-        p = predict(t["text"], [parse_diff(t["path"], d) for d in t["recent_edits"]])
-        return as_line_edit(t["text"], p.change) if p else None
+    def predictor(mode, engine=None):
+        def run_one(t):
+            edits = [parse_diff(t["path"], d) for d in t["recent_edits"]]
+            p = predict(t["text"], edits, engine=engine, mode=mode, path=t["path"])
+            return as_line_edit(p) if p else None
+        return run_one
 
     result = {"benchmark": "next_edit", "pairs": [f"{n} {a}->{b}" for n, a, b in ba.PAIRS], "files": files,
               "tasks": len(tasks), "edit_tasks": sum(t["answer"] is not None for t in tasks),
               "silence_tasks": sum(t["answer"] is None for t in tasks),
-              "pattern": run(tasks, pattern),
-              "model": "not built (no model-rewrite path yet)", "both": "not built (no model-rewrite path yet)"}
+              "pattern": run(tasks, predictor("pattern"))}
+    if args.model_tasks:
+        from lsp_server.inference.engine import get_engine
+
+        engine = get_engine(None, None, 0)
+        engine.warm_up()
+        sub = tasks[:: max(1, len(tasks) // args.model_tasks)][: args.model_tasks]  # an even sample
+        result["model_sample_tasks"] = len(sub)
+        result["pattern_on_sample"] = run(sub, predictor("pattern"))
+        result["model"] = run(sub, predictor("model", engine))
+        result["both"] = run(sub, predictor("both", engine))
     print(json.dumps(result))
 
 

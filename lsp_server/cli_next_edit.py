@@ -15,6 +15,12 @@ def cmd_next_edit(args) -> int:
 
     if not args.batch:
         raise TandemError("usage: tandem next-edit --batch IN.jsonl  (lines {\"id\",\"path\",\"text\",\"cursor\",\"recent_edits\"})")
+    engine = None
+    if args.mode != "pattern":
+        from lsp_server.inference.engine import get_engine
+
+        engine = get_engine(None, None, 0)
+        engine.warm_up()
     source = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
     with source:
         for n, line in enumerate(source, 1):
@@ -32,8 +38,11 @@ def cmd_next_edit(args) -> int:
                                   "edit": None, "latency_ms": 0}), flush=True)
                 continue
             started = time.perf_counter()
-            prediction = predict(text, [parse_diff(path, d) for d in diffs])
-            edit = as_line_edit(text, prediction.change) if prediction else None
+            cursor = item.get("cursor") or {}
+            prediction = predict(text, [parse_diff(path, d) for d in diffs], engine=engine,
+                                 cursor_line=cursor.get("line") if isinstance(cursor, dict) else None,
+                                 mode=args.mode, path=path)
+            edit = as_line_edit(prediction) if prediction else None
             print(json.dumps({"id": rid, "edit": edit, "latency_ms": round((time.perf_counter() - started) * 1000, 2)}),
                   flush=True)
     return 0
@@ -43,4 +52,6 @@ def add_parsers(sub) -> None:
     n = sub.add_parser("next-edit", help="predict the next edit from recent edits (batch)")
     n.add_argument("--batch", metavar="IN.jsonl", required=False,
                    help='lines {"id","path","text","cursor","recent_edits"} → {"id","edit"|null,"latency_ms"}')
+    n.add_argument("--mode", default="pattern", choices=["pattern", "model", "both"],
+                   help="pattern propagation only (default: instant, no model), the local model's rewrite, or both")
     n.set_defaults(func=cmd_next_edit)

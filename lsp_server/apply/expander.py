@@ -305,11 +305,15 @@ class _Expander:
     def floating_runs(self) -> list[tuple[int, int]]:
         """Sketch spans [a, b] strictly between two markers holding no line found in the file."""
         keys = {x.strip() for x in self.o}
+        # an edited definition line (`def greet(name):` → `def greet(name, x):`) anchors its run
+        defs = {signature(x.strip()) for x in self.o if DEFINITION.match(x.strip())}
         marks = [i for i, m in enumerate(self.marker) if m]
         runs = []
         for m1, m2 in zip(marks, marks[1:]):
             body = [i for i in range(m1 + 1, m2) if self.s[i].strip()]
-            if body and not any(self.s[i].strip() in keys for i in body):
+            anchored = any(self.s[i].strip() in keys or (DEFINITION.match(self.s[i].strip())
+                                                          and signature(self.s[i].strip()) in defs) for i in body)
+            if body and not anchored:
                 runs.append((m1 + 1, m2 - 1))
         return runs
 

@@ -32,6 +32,8 @@ class GenerationConfig:
     draft_len: int = 16      # longest draft; file lookups start at 4 and grow while accepted
     ngram_max: int = 3
     ngram_min: int = 2
+    # When a list: the log-probability of every yielded token is appended to it (confidence).
+    logprobs: list | None = None
 
 
 @dataclass
@@ -47,6 +49,12 @@ class GenerationStats:
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
+
+
+def _logprob(row: np.ndarray, token: int) -> float:
+    row = row.astype(np.float64)
+    top = row.max()
+    return float(row[token] - top - np.log(np.exp(row - top).sum()))
 
 
 def common_prefix_len(a: list[int], b: list[int]) -> int:
@@ -194,19 +202,22 @@ class Generator:
         token = self._pick(logits, healer)
         generated: list[int] = []
         try:
-            yield from self._decode(token, generated, healer, cfg, cancelled, stats)
+            yield from self._decode(token, generated, healer, cfg, cancelled, stats,
+                                    [_logprob(logits, token)] if cfg.logprobs is not None else None)
         finally:
             self.last_sequence = list(prompt[-8:]) + generated  # the region around the old cursor only
 
     def _decode(self, token: int, generated: list[int], healer: Healer | None, cfg: GenerationConfig,
-                cancelled: Callable[[], bool], stats: GenerationStats) -> Iterator[int]:
+                cancelled: Callable[[], bool], stats: GenerationStats, lps: list[float] | None = None) -> Iterator[int]:
         file_len = 4  # adaptive length of drafts copied from the file
         pending = [token]  # chosen, not yet yielded; the last one is not yet in the KV cache
         while True:
-            for t in pending:
+            for i, t in enumerate(pending):
                 if t in cfg.stop_ids:
                     stats.stop_reason = "stop_token"
                     return
+                if lps is not None:
+                    cfg.logprobs.append(lps[i])
                 generated.append(t)
                 stats.generated += 1
                 yield t
@@ -224,7 +235,10 @@ class Generator:
                 draft = self._draft(self.cache.ids + [token], cfg, cfg.max_new_tokens - len(generated), file_len)
             stats.forward_passes += 1
             if not draft:
-                pending = [self._pick(self._extend([token], keep=1)[-1], healer)]
+                row = self._extend([token], keep=1)[-1]
+                pending = [self._pick(row, healer)]
+                if lps is not None:
+                    lps = [_logprob(row, pending[0])]
                 continue
             # Verify: logits row j predicts the token after [token] + draft[:j].
             base = len(self.cache.ids)
@@ -238,3 +252,5 @@ class Generator:
             file_len = min(cfg.draft_len, file_len * 2) if ok == len(draft) else max(2, ok + 1)
             self._truncate(base + 1 + ok)  # drop the KV of rejected draft tokens
             pending = draft[:ok] + [int(best[ok])]
+            if lps is not None:
+                lps = [_logprob(rows[j], pending[j]) for j in range(len(pending))]

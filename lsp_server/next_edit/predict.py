@@ -1,5 +1,5 @@
-"""The next edit from the text and the recent edits: pattern propagation, else silence.
-(The model-rewrite path is not built yet; see docs/architecture.md.)"""
+"""The next edit from the text and the recent edits: pattern propagation first (fast, exact),
+then, when an engine is given, the model's rewrite of the region around the cursor; else silence."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,31 +7,52 @@ from dataclasses import dataclass
 from lsp_server.next_edit.history import Edit
 from lsp_server.next_edit.patterns import Change, propagate
 
+MODES = ("pattern", "model", "both")
+
 
 @dataclass(frozen=True)
 class Prediction:
-    change: Change
-    source: str  # pattern
+    start_line: int           # 0-based
+    end_line: int             # 0-based, exclusive: lines start..end-1 are replaced
+    new_lines: tuple[str, ...]
+    source: str               # pattern | model
+    change: Change | None = None  # the in-line form, for pattern predictions
 
 
-def predict(text: str, edits: list[Edit]) -> Prediction | None:
-    """Silence unless the last edit's transformation applies somewhere it has not yet."""
-    if not edits or not edits[-1].pairs:
+def _from_change(text: str, change: Change) -> Prediction:
+    line = text.split("\n")[change.line]
+    return Prediction(change.line, change.line + 1, (line[:change.start] + change.text + line[change.end:],),
+                      "pattern", change)
+
+
+def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None = None, mode: str = "both",
+            path: str = "") -> Prediction | None:
+    """Silence unless a pattern applies, or the model's rewrite is confident."""
+    if not edits:
         return None
     lines = text.split("\n")
-    line, old, new = edits[-1].pairs[-1]
-    if not (0 <= line < len(lines)) or lines[line] != new:
-        # the diff's numbers are for the text right after that edit: find the line if it moved
-        near = [n for n, x in enumerate(lines) if x == new]
-        if not near:
-            return None
-        line = min(near, key=lambda n: abs(n - line))
-    change = propagate(text, line, old, new)
-    return Prediction(change, "pattern") if change else None
+    if mode in ("pattern", "both") and edits[-1].pairs:
+        line, old, new = edits[-1].pairs[-1]
+        if not (0 <= line < len(lines)) or lines[line] != new:
+            # the diff's numbers are for the text right after that edit: find the line if it moved
+            near = [n for n, x in enumerate(lines) if x == new]
+            line = min(near, key=lambda n: abs(n - line)) if near else -1
+        if line >= 0:
+            change = propagate(text, line, old, new)
+            if change is not None:
+                return _from_change(text, change)
+    if mode in ("model", "both") and engine is not None:
+        from lsp_server.next_edit.model import rewrite
+
+        if cursor_line is None:
+            cursor_line = edits[-1].pairs[-1][0] if edits[-1].pairs else 0
+        r = rewrite(engine, path, text, cursor_line, [e.diff for e in edits])
+        if r is not None:
+            return Prediction(r.start_line, r.end_line, tuple(r.new_lines), "model")
+    return None
 
 
-def as_line_edit(text: str, change: Change) -> dict:
-    """The CLI form: replace 1-based lines start_line..end_line with new_text."""
-    line = text.split("\n")[change.line]
-    new_line = line[:change.start] + change.text + line[change.end:]
-    return {"start_line": change.line + 1, "end_line": change.line + 1, "new_text": new_line + "\n"}
+def as_line_edit(p: Prediction) -> dict:
+    """The CLI form: replace 1-based lines start_line..end_line (an insertion: end = start - 1)."""
+    return {"start_line": p.start_line + 1, "end_line": p.end_line,
+            "new_text": "".join(x + "\n" for x in p.new_lines)}

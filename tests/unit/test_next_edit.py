@@ -92,4 +92,4 @@ def test_cli_batch(tmp_path):
     out = [json.loads(x) for x in res.stdout.splitlines()]
     assert out[0]["edit"] == {"start_line": 3, "end_line": 3, "new_text": "    b = calculate(y)\n"}
     assert out[1]["edit"] is None and out[2]["id"] is None and "line 3" in out[2]["error"]
-    assert as_line_edit(t1, predict(t1, [parse_diff("m.py", diff)]).change)["start_line"] == 3
+    assert as_line_edit(predict(t1, [parse_diff("m.py", diff)])) == out[0]["edit"]

@@ -1,0 +1,106 @@
+"""Model rewrite: the local model rewrites a small region around the cursor, with the recent
+edits in its prompt, and the difference is the predicted edit.
+
+The prompt format is data (FORMAT_VERSION) and a pure function of its inputs. Decoding is the
+engine's greedy loop with drafts: the region's current text is in the prompt, so prompt-lookup
+drafts propose the unchanged lines and a whole unchanged stretch costs one verification pass.
+Silence unless the mean log-probability of the tokens of the changed lines clears a threshold
+(tuned on bench/next_edit.py): a wrong suggestion costs the user more than none.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from lsp_server.inference.generate import GenerationConfig
+
+FORMAT_VERSION = 1
+BEFORE, AFTER = 1, 5          # region: the cursor line, 1 line above, 4 below
+CONTEXT_LINES = 12            # shown above the region, read-only
+MAX_EDIT_CHARS = 1500         # recent edits in the prompt, newest kept
+THRESHOLD = -0.35             # mean log-prob per changed-line token (bench/next_edit.py)
+FENCE = "```"
+
+SYSTEM = ("You predict the next edit a programmer will make. You see their recent edits and a region "
+          "of the file. Rewrite the region exactly as it will be right after their next edit, which "
+          "usually continues the pattern of the recent edits. If nothing in the region needs to change, "
+          "repeat it unchanged. Answer with the region only.")
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    start_line: int        # 0-based, inclusive
+    end_line: int          # 0-based, exclusive (== start for an insertion)
+    new_lines: list[str]
+    confidence: float      # mean log-prob of the changed lines' tokens
+
+
+def region_for(n_lines: int, cursor_line: int) -> tuple[int, int]:
+    start = max(0, cursor_line - BEFORE)
+    return start, min(n_lines, cursor_line + AFTER)
+
+
+def build_prompt(path: str, lines: list[str], start: int, end: int, diffs: list[str]) -> str:
+    """Qwen2.5 chat format; the assistant turn opens the code fence so the answer is code."""
+    edits = ""
+    for d in reversed(diffs):  # newest first into the budget, printed oldest first
+        if len(edits) + len(d) > MAX_EDIT_CHARS:
+            break
+        edits = d.rstrip("\n") + "\n" + edits
+    above = "\n".join(lines[max(0, start - CONTEXT_LINES):start])
+    region = "\n".join(lines[start:end])
+    user = (f"Recent edits (oldest first):\n{FENCE}diff\n{edits}{FENCE}\n\n"
+            f"File {path}, the lines before the region:\n{FENCE}\n{above}\n{FENCE}\n\n"
+            f"Region (lines {start + 1}-{end}) to rewrite:\n{FENCE}\n{region}\n{FENCE}")
+    return (f"<|im_start|>system\n{SYSTEM}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n"
+            f"<|im_start|>assistant\n{FENCE}\n")
+
+
+def diff_region(old: list[str], new: list[str]) -> tuple[int, int, list[str]] | None:
+    """The one changed block between two versions of the region (None: equal or scattered)."""
+    ops = [op for op in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return None
+    i1, i2, j1, j2 = ops[0][1], ops[-1][2], ops[0][3], ops[-1][4]
+    return i1, i2, new[j1:j2]
+
+
+def rewrite(engine, path: str, text: str, cursor_line: int, diffs: list[str], max_new_tokens: int = 160,
+            threshold: float = THRESHOLD) -> Rewrite | None:
+    lines = text.split("\n")
+    if not diffs or not lines:
+        return None
+    start, end = region_for(len(lines), min(cursor_line, len(lines) - 1))
+    tok = engine.tokenizer
+    prompt = tok.encode(build_prompt(path, lines, start, end, diffs))
+    logprobs: list[float] = []
+    cfg = GenerationConfig(max_new_tokens=max_new_tokens, stop_ids=engine.stop_ids, speculate=True, logprobs=logprobs)
+    out: list[int] = []
+    spans: list[tuple[int, int]] = []  # character span of each token in the decoded answer
+    answer = ""
+    for t in engine.generate(prompt, cfg):
+        out.append(t)
+        decoded = tok.decode(out)
+        spans.append((len(answer), len(decoded)))
+        answer = decoded
+        if FENCE in answer:
+            break
+    answer = answer.split(FENCE)[0]
+    new = answer.rstrip("\n").split("\n") if answer.strip() else []
+    old = lines[start:end]
+    changed = diff_region(old, new)
+    if changed is None or len(new) < len(old) - 2:
+        return None  # nothing to do, or a truncated answer
+    i1, i2, new_block = changed
+    # the changed lines' characters in the answer, and the tokens that wrote them
+    offsets = [0]
+    for line in new:
+        offsets.append(offsets[-1] + len(line) + 1)
+    j1 = i1 + 0
+    lo = offsets[min(j1, len(new))]
+    hi = offsets[min(j1 + len(new_block), len(new))]
+    lps = [lp for (a, b), lp in zip(spans, logprobs) if b > lo and a < max(hi, lo + 1)]
+    confidence = sum(lps) / len(lps) if lps else float("-inf")
+    if confidence < threshold:
+        return None
+    return Rewrite(start + i1, start + i2, new_block, confidence)
