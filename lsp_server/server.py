@@ -234,6 +234,14 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
     line = text[line_start: line_end if line_end >= 0 else len(text)]
+    ahead = ls.next_edit.suggest(uri, raw)
+    if ahead and ahead["range"]["start"]["line"] == pos.line and ahead["range"]["start"]["character"] >= pos.character:
+        # the predicted next edit is on this line, at or after the cursor: ghost text that
+        # replaces from the cursor to the end of the predicted range
+        r = ahead["range"]
+        between = _utf16_slice(raw.split("\n")[pos.line].rstrip("\r"), pos.character, r["start"]["character"])
+        return [types.InlineCompletionItem(insert_text=between + ahead["newText"],
+                                           range=types.Range(pos, types.Position(pos.line, r["end"]["character"])))]
     reason = skip_reason(ls.settings, doc.language_id or "", text, line, at - line_start)
     if reason:
         ls.service.stats.skipped += 1
@@ -246,6 +254,12 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
         return []
     insert = suggestion.text.replace("\n", detect_eol(raw))
     return [types.InlineCompletionItem(insert_text=insert, range=types.Range(pos, pos))]
+
+
+def _utf16_slice(line: str, a: int, b: int) -> str:
+    """line[a:b] with a and b in UTF-16 code units."""
+    data = line.encode("utf-16-le")
+    return data[2 * a:2 * b].decode("utf-16-le", errors="ignore")
 
 
 @server.command("tandem.status")

@@ -53,3 +53,16 @@ async def test_rename_chain_then_silence(client: LanguageClient):
     assert await next_edit(client, 99, 0) is None
     bad = await client.protocol.send_request_async("tandem/nextEdit", {"textDocument": {"uri": "file:///nope.py"}})
     assert bad is None
+
+
+async def test_next_edit_on_the_cursor_line_is_ghost_text(client: LanguageClient):
+    text = "total = f(a) + f(b)\n"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=URI, language_id="python", version=1, text=text)))
+    change(client, 2, 0, 8, 9, "g")  # f(a) → g(a); the cursor is after "g"
+    items = await client.text_document_inline_completion_async(types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(URI), position=types.Position(0, 9),
+        context=types.InlineCompletionContext(trigger_kind=types.InlineCompletionTriggerKind.Automatic)))
+    assert len(items) == 1
+    item = items[0] if isinstance(items, list) else items.items[0]
+    assert item.insert_text == "(a) + g" and item.range.end.character == 16  # replaces "(a) + f"
