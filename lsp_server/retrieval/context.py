@@ -18,6 +18,8 @@ from lsp_server.retrieval.lexical import tokenize
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 KEYWORDS = frozenset("def class return import from self None True False for while with else elif try except "
                      "const let var function async await this new public private static void int".split())
+IMPORTS_FAR = 80        # lines above the cursor beyond which the file's imports are repeated as a snippet
+MAX_IMPORT_LINES = 30
 SIGNATURE_KINDS = frozenset({"function", "method", "class", "interface", "type"})
 
 
@@ -84,4 +86,10 @@ def choose_snippets(index: CodeIndex, path: str, prefix: str, max_snippets: int 
         if len(chosen) >= max_snippets:
             break
         take(hit.chunk, best_window(hit.chunk.text, query_tokens, max_lines))
+    # The current file's imports, when they are far above the cursor (outside the model's
+    # window): they say which names from other modules are in scope here.
+    far = prefix.split("\n")[:-IMPORTS_FAR]
+    imports = [x for x in far if x.startswith(("import ", "from "))][:MAX_IMPORT_LINES]
+    if imports:
+        chosen.append(Snippet(path, "\n".join(imports)))
     return tuple(reversed(chosen))
