@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from lsp_server.errors import CannotApply, TandemError
@@ -44,28 +42,20 @@ def cmd_apply(args) -> int:
 
 def apply_batch(args) -> int:
     from lsp_server.apply import ApplyError, expand
+    from lsp_server.batch import run_batch
 
     chooser = _model_chooser(not args.no_model)
-    source = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
-    with source:
-        for n, line in enumerate(source, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-                rid, path, original, sketch = item.get("id"), item.get("path", ""), item["original"], item["sketch"]
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-                print(json.dumps({"id": None, "error": f"line {n}: expected {{\"id\",\"path\",\"original\",\"sketch\"}}",
-                                  "latency_ms": 0}), flush=True)
-                continue
-            started = time.perf_counter()
-            try:
-                out = {"id": rid, "result": expand(original, sketch, path, chooser=chooser).text}
-            except ApplyError as exc:
-                out = {"id": rid, "error": str(exc)}
-            out["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
-            print(json.dumps(out), flush=True)
-    return 0
+
+    def handle(item: dict) -> dict:
+        original, sketch, path = item["original"], item["sketch"], item.get("path", "")
+        if not all(isinstance(x, str) for x in (original, sketch, path)):
+            raise TypeError("strings expected")
+        try:
+            return {"result": expand(original, sketch, path, chooser=chooser).text}
+        except ApplyError as exc:
+            return {"error": str(exc)}
+
+    return run_batch(args.batch, handle, '{"id","path","original","sketch"}')
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -9,24 +9,10 @@ local tandem = require("tandem")
 tandem.setup({ cmd = vim.json.decode(os.getenv("TANDEM_SERVER_CMD")), settings = { threads = 2, latencyBudgetMs = 0 }, debounce_ms = 30 })
 
 local result = { steps = {} }
-local function finish(ok, why)
-  result.ok, result.why = ok, why
-  local f = io.open(result_path, "w")
-  f:write(vim.json.encode(result))
-  f:close()
-  vim.cmd("qa!")
-end
-
-local function poll(check, timeout_ms, on_ok, what)
-  local deadline = vim.uv.now() + timeout_ms
-  local function tick()
-    local value = check()
-    if value then return on_ok(value) end
-    if vim.uv.now() > deadline then return finish(false, "timed out waiting for " .. what) end
-    vim.defer_fn(tick, 100)
-  end
-  tick()
-end
+package.path = repo .. "/tests/e2e/?.lua;" .. package.path
+local U = require("nvim_util")
+local finish = U.finisher(result, result_path)
+local poll = U.poller(finish)
 
 vim.cmd("edit " .. file)
 local ready = false

@@ -8,25 +8,12 @@ tandem.setup({ cmd = vim.json.decode(os.getenv("TANDEM_SERVER_CMD")), settings =
 local next_edit = require("tandem.next_edit")
 
 local result = { steps = {}, hints = {} }
-local function finish(ok, why)
-  result.ok, result.why = ok, why
-  result.buffer = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
-  local f = io.open(result_path, "w")
-  f:write(vim.json.encode(result))
-  f:close()
-  vim.cmd("qa!")
-end
-
-local function poll(check, timeout_ms, on_ok, what)
-  local deadline = vim.uv.now() + timeout_ms
-  local function tick()
-    local value = check()
-    if value then return on_ok(value) end
-    if vim.uv.now() > deadline then return finish(false, "timed out waiting for " .. what) end
-    vim.defer_fn(tick, 100)
-  end
-  tick()
-end
+package.path = repo .. "/tests/e2e/?.lua;" .. package.path
+local U = require("nvim_util")
+local finish = U.finisher(result, result_path, function(r)
+  r.buffer = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+end)
+local poll = U.poller(finish)
 
 local function keys(k) vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(k, true, false, true), "mt", false) end
 

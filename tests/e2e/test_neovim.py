@@ -49,15 +49,7 @@ def test_next_edit_rename_chain_with_tab(tmp_path):
 def test_suggestion_shown_accepted_and_saved(tmp_path):
     f = tmp_path / "fib.py"
     f.write_text("def fib(n):\n    if n < 2:\n        return n\n")
-    result = tmp_path / "result.json"
-    env = {**os.environ, "TANDEM_REPO": str(ROOT), "TANDEM_E2E_FILE": str(f), "TANDEM_E2E_RESULT": str(result),
-           "TANDEM_SERVER_CMD": json.dumps([sys.executable, "-m", "lsp_server", "serve"]),
-           "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "XDG_STATE_HOME": str(tmp_path / "state"),
-           "XDG_DATA_HOME": str(tmp_path / "data")}
-    proc = subprocess.run([nvim(), "--headless", "--clean", "-c", f"luafile {ROOT / 'tests/e2e/nvim_e2e.lua'}"],
-                          env=env, capture_output=True, text=True, timeout=400, cwd=tmp_path)
-    assert result.exists(), f"nvim exited {proc.returncode}: {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
-    out = json.loads(result.read_text())
+    out = run_nvim(tmp_path, "nvim_e2e.lua", f)
     assert out["ok"], out
     assert out["extmark_text"] == out["suggestion"].split("\n")[0]
     saved = f.read_text()
