@@ -46,7 +46,8 @@ def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None =
 
         if cursor_line is None:
             cursor_line = edits[-1].pairs[-1][0] if edits[-1].pairs else 0
-        r = rewrite(engine, path, text, cursor_line, [e.diff for e in edits])
+        r = rewrite(engine, path, text, cursor_line, [e.diff for e in edits],
+                    last_pair=edits[-1].pairs[-1] if edits[-1].pairs else None)
         if r is not None:
             return Prediction(r.start_line, r.end_line, tuple(r.new_lines), "model")
     return None
