@@ -146,3 +146,24 @@ def test_embeddings_rank_by_meaning_and_ignore_batch_padding():
     # a vector must not depend on what else is in its batch (padding is masked out)
     alone = e.embed(texts[:1])[0]
     assert np.allclose(alone, v[0], atol=1e-4)
+
+
+def test_completion_snippets(tmp_path, home):
+    """Similar code from other files (its best-matching window), the signature of a function used
+    nearby, and the file's own imports when they are far above the cursor."""
+    from lsp_server.retrieval.context import IMPORTS_FAR, choose_snippets
+
+    root = tmp_path / "proj"
+    make_project(root)
+    idx = CodeIndex(root, use_embeddings=False)
+    idx.build()
+    prefix = ("from pkg.urls import split_url\n" + "x = 1\n" * (IMPORTS_FAR + 5)
+              + "def show(url):\n    scheme, host, path = split_url(url)\n    ")
+    snippets = choose_snippets(idx, "app.py", prefix)
+    texts = {s.path: s.text for s in snippets}
+    assert texts["pkg/urls.py"].startswith("def split_url(url):")
+    assert texts["app.py"] == "from pkg.urls import split_url"  # the imports, repeated
+    assert sum(len(s.text) for s in snippets) <= 1600 + len(texts["app.py"])
+    near = choose_snippets(idx, "app.py", "from pkg.urls import split_url\n\ndef show(url):\n    split_url(url)\n")
+    assert all(s.path != "app.py" for s in near)  # imports in view: not repeated
+    idx.close()
