@@ -34,6 +34,7 @@ TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|br
 DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class|function|func|fn|interface|struct|enum|impl|type)\s+\w|"
                         r"^(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|class|function|fn)\s")
 TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|\S")
+IMPORT = re.compile(r"^(?:import\s|from\s+\S+\s+import\s|#include\s|use\s|require\(|const\s+\w+\s*=\s*require\()")
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ def indent_of(line: str) -> str:
 def signature(key: str) -> tuple[str, ...] | None:
     """Lines that start alike count as one line, edited: the first two tokens when the second is
     a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike."""
-    if not key or TRIVIAL.match(key):
-        return None
+    if not key or TRIVIAL.match(key) or IMPORT.match(key):
+        return None  # (an import line next to another is usually a new import, not an edited one)
     toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:3]]
     return tuple(toks[:2]) if len(toks) > 1 and (toks[1][0].isalpha() or toks[1][0] == "_") else tuple(toks)
 
@@ -159,15 +160,19 @@ def _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -> list
 
 def _weak(ops: list[Op], o: list[str], s: list[str], marker: list[bool]) -> set[int]:
     """In a stretch of the sketch between two markers, a single matched line with new lines on
-    both sides (`return result` of a new function matched to an old one) is no evidence of
-    position: the stretch is new code, placed as a whole."""
+    both sides that the file has several times (`return result` of a new function matched to an
+    old one) is no evidence of position: the stretch is new code, placed as a whole."""
     kind_of = {op.s: op.kind for op in ops if op.s >= 0 and op.kind in ("match", "new")}
+    counts: dict[str, int] = {}
+    for line in o:
+        counts[line.strip()] = counts.get(line.strip(), 0) + 1
     weak: set[int] = set()
     start = 0
     for end in [i for i, m in enumerate(marker) if m] + [len(s)]:
         lines = [i for i in range(start, end) if s[i].strip()]
         matched = [i for i in lines if kind_of.get(i) == "match"]
-        if len(matched) == 1 and start > 0 and end < len(s) and lines[0] < matched[0] < lines[-1]:
+        if len(matched) == 1 and start > 0 and end < len(s) and lines[0] < matched[0] < lines[-1] \
+                and counts.get(s[matched[0]].strip(), 0) > 1:  # a line the file has once is its own evidence
             weak.add(matched[0])
         start = end + 1
     return weak

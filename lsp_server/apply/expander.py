@@ -15,18 +15,20 @@ Failures raise ApplyError with a reason: a wrong merge is worse than none.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import DEFINITION, TRIVIAL, Op, signature, align, indent_of
+from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, signature, align, indent_of
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
 
 MIN_CONFIDENCE = 0.5
 OVERLAP = 6  # lines: how far a sketch's rewrite may reach into what a marker keeps...
 REACH = 80   # ...and for a line found at most twice in the file
+SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
@@ -262,6 +264,11 @@ class _Expander:
             end = syntax.block_end(self.path, self.text, op.o, opener_ind)
             if end is None:
                 continue
+            new_lines = [self.s[out[x].s].strip() for x in range(k + 1, m) if out[x].kind == "new" and self.s[out[x].s].strip()]
+            old_body = [self.o[x].strip() for x in range(op.o + 1, end + 1) if self.o[x].strip()]
+            if old_body and all(IMPORT.match(n) and any(difflib.SequenceMatcher(None, n, b).ratio() >= SIBLING
+                                                        for b in old_body) for n in new_lines):
+                continue  # imports next to the block's imports: added to it, not replacing it
             last_new = next(self.s[out[x].s] for x in range(m - 1, k, -1) if out[x].kind == "new" and self.s[out[x].s].strip())
             if CLOSER.match(self.o[end].strip()) and not CLOSER.match(last_new.strip()):
                 end -= 1  # the sketch's run stops before the closing brace: keep the original's
