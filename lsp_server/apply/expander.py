@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -28,6 +29,7 @@ from lsp_server.protocol import detect_eol, normalise_eol
 MIN_CONFIDENCE = 0.5
 OVERLAP = 6  # lines: how far a sketch's rewrite may reach into what a marker keeps...
 REACH = 80   # ...and for a line found at most twice in the file
+NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
@@ -318,8 +320,9 @@ class _Expander:
         runs = []
         for m1, m2 in zip(marks, marks[1:]):
             body = [i for i in range(m1 + 1, m2) if self.s[i].strip()]
-            anchored = any(self.s[i].strip() in keys or (DEFINITION.match(self.s[i].strip())
-                                                          and signature(self.s[i].strip()) in defs) for i in body)
+            anchored = any((self.s[i].strip() in keys and not TRIVIAL.match(self.s[i].strip()))
+                           or (DEFINITION.match(self.s[i].strip()) and signature(self.s[i].strip()) in defs)
+                           for i in body)
             if body and not anchored:
                 runs.append((m1 + 1, m2 - 1))
         return runs
@@ -390,7 +393,26 @@ class _Expander:
                 out.append(self.ind.convert(self.s[op.s]))
         return out
 
+    def duplicated(self, lines: list[str]) -> str | None:
+        """A line the file has once and the sketch writes once, twice and close together in the
+        result: the sketch showed a line near a marker that also kept it (the merge went wrong);
+        far apart it is new code copied from elsewhere, which is fine."""
+        orig, sketch = Counter(x.strip() for x in self.o), Counter(x.strip() for x in self.s)
+        seen: dict[str, int] = {}
+        for i, line in enumerate(lines):
+            key = line.strip()
+            if len(key) <= 12 or orig.get(key) != 1 or sketch.get(key, 0) != 1 or TRIVIAL.match(key):
+                continue
+            if key in seen and i - seen[key] <= NEAR_COPY:
+                return key
+            seen[key] = i
+        return None
+
     def finish(self, lines: list[str]) -> Expansion:
+        twice = self.duplicated(lines)
+        if twice is not None:
+            raise ApplyError(f"the result would repeat {twice[:60]!r}, which the file and the sketch each have once "
+                             "(the sketch is ambiguous about what it replaces)")
         text = "\n".join(lines)
         if self.final_newline or (not self.text and lines):
             text += "\n"
