@@ -170,7 +170,12 @@ def run_expander(cases: list[dict], chooser) -> dict:
             wrongs.append(f"{c['id']} ({c['style']})")
     lat.sort()
     n = len(cases)
-    return {"exact": round(exact / n, 4), "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
+    by_style = {}
+    for style in sorted({c["style"] for c in cases}):
+        ids = {c["id"] for c in cases if c["style"] == style}
+        bad = sum(1 for x in failures + wrongs if x.split(" (")[0] in ids and f"({style})" in x)
+        by_style[style] = round(1 - bad / len(ids), 4)
+    return {"exact": round(exact / n, 4), "exact_by_style": by_style, "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
             "latency_ms_p50": round(lat[n // 2], 2), "latency_ms_p95": round(lat[int(n * 0.95)], 2),
             "output_chars_per_s": round(chars / secs) if secs else None,
             "failure_examples": failures[:6], "wrong_examples": wrongs[:10]}

@@ -89,3 +89,18 @@ def test_tie_breaker_window_spans_the_differences():
     texts = ["\n".join(["same"] * 30 + ["A", "B"] + ["same"] * 30), "\n".join(["same"] * 30 + ["B", "A"] + ["same"] * 30)]
     head, tail = differing_window(texts)
     assert head == 30 - 12 and tail == 30 - 12
+
+
+def test_a_repeated_unique_line_is_refused_not_merged():
+    # the sketch shows `_pattern = compile(` as context right after new lines, but without the
+    # marker that says the old definition above it was removed: keeping both would duplicate it
+    original = ("import re\n\n\n# parameters\n_old = compile(\n    r'x'\n)\n# charset\n"
+                "_pattern_for_charset = compile(\n    r'y'\n)\n\n\ndef use():\n    return _pattern_for_charset\n")
+    sketch = ("import re\n\n\n# parameters\n_key = compile('k')\n# charset\n_pattern_for_charset = compile(\n"
+              "    r'z'\n# ... existing code ...\n")
+    try:
+        result = expand(original, sketch, "m.py").text
+    except ApplyError as exc:
+        assert "repeat" in str(exc) or "parse" in str(exc)
+    else:  # if it merges, it must not hold two copies of the line
+        assert result.count("_pattern_for_charset = compile(") == 1
