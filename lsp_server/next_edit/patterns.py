@@ -147,7 +147,7 @@ def propagate(text: str, edit_line: int, old: str, new: str) -> Change | None:
         if shape is not None and n != edit_line:
             m = shape[0].search(lines[n])
             if m:  # the same insertion after another name in a line of the same shape
-                return Change(n, m.end(1), m.end(1), shape[1], "insert")
+                return Change(n, m.end(1), m.end(1), shape[1], "shape")
         line = lines[n]
         for at in _occurrences(line, pattern.old, pattern.whole_word):
             if pattern.kind != "rename" and (line.startswith(pattern.new, at)
