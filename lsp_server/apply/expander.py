@@ -27,7 +27,7 @@ from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
 
 MIN_CONFIDENCE = 0.5
-OVERLAP = 6  # lines: how far a sketch's rewrite may reach into what a marker keeps...
+OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker keeps...
 REACH = 80   # ...and for a line found at most twice in the file
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
