@@ -20,6 +20,7 @@ sketch aligns in milliseconds. Ties go to keeping original lines and adding sket
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,20 +58,38 @@ def signature(key: str) -> tuple[str, ...] | None:
     return tuple(toks[:2]) if len(toks) > 1 and (toks[1][0].isalpha() or toks[1][0] == "_") else tuple(toks)
 
 
-def _solve(o: list[str], s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
-           trivial_reward: int) -> list[Op]:
-    n, m = len(o), len(s)
+@dataclass
+class _Original:
+    """What the programme needs of the original, computed once per alignment (it is solved
+    several times: after weak anchors are banned)."""
+    n: int
+    ids: dict[str, int]          # stripped line → id ("" → 0)
+    o_ids: np.ndarray
+    counts: Counter              # stripped line → how often the file has it
+    sigs: dict[tuple, int]
+    o_sig: np.ndarray
+    o_blank: np.ndarray
+    o_indent: np.ndarray
+    del_cost: np.ndarray         # prefix sums of the cost of dropping lines
+
+
+def _prepare(o: list[str]) -> _Original:
     o_keys = [x.strip() for x in o]
     ids: dict[str, int] = {"": 0}
     o_ids = np.array([ids.setdefault(k, len(ids)) for k in o_keys], dtype=np.int64)
-    counts: dict[str, int] = {}
-    for k in o_keys:
-        counts[k] = counts.get(k, 0) + 1
     sigs: dict[tuple, int] = {}
     o_sig = np.array([sigs.setdefault(g, len(sigs)) if (g := signature(k)) else -1 for k in o_keys], dtype=np.int64)
     o_blank = o_ids == 0
     o_indent = np.array([len(indent_of(x)) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
+    return _Original(len(o), ids, o_ids, Counter(o_keys), sigs, o_sig, o_blank, o_indent, del_cost)
+
+
+def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
+           trivial_reward: int) -> list[Op]:
+    n, m = orig.n, len(s)
+    ids, o_ids, counts, sigs, o_sig = orig.ids, orig.o_ids, orig.counts, orig.sigs, orig.o_sig
+    o_blank, o_indent, del_cost = orig.o_blank, orig.o_indent, orig.del_cost
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
     rows[0] = 0 if free_edges else del_cost  # leading original lines may stay out of the sketch
     costs: list[tuple[int, int, int, int, int]] = []  # per sketch line: id, match, ins, similar sub, signature
@@ -158,14 +177,11 @@ def _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -> list
     return ops
 
 
-def _weak(ops: list[Op], o: list[str], s: list[str], marker: list[bool]) -> set[int]:
+def _weak(ops: list[Op], counts: Counter, s: list[str], marker: list[bool]) -> set[int]:
     """In a stretch of the sketch between two markers, a single matched line with new lines on
     both sides that the file has several times (`return result` of a new function matched to an
     old one) is no evidence of position: the stretch is new code, placed as a whole."""
     kind_of = {op.s: op.kind for op in ops if op.s >= 0 and op.kind in ("match", "new")}
-    counts: dict[str, int] = {}
-    for line in o:
-        counts[line.strip()] = counts.get(line.strip(), 0) + 1
     weak: set[int] = set()
     start = 0
     for end in [i for i, m in enumerate(marker) if m] + [len(s)]:
@@ -187,12 +203,13 @@ def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivi
     marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
     of the file is a fragment: the lines around it are kept (edge)."""
     free_edges = not any(marker)
+    orig = _prepare(o)
     banned: frozenset[int] = frozenset()
-    ops = _solve(o, s, marker, banned, free_edges, trivial_reward)
+    ops = _solve(orig, s, marker, banned, free_edges, trivial_reward)
     for _ in range(rounds):
-        weak = _weak(ops, o, s, marker) - banned
+        weak = _weak(ops, orig.counts, s, marker) - banned
         if not weak:
             break
         banned = banned | weak
-        ops = _solve(o, s, marker, banned, free_edges, trivial_reward)
+        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward)
     return ops

@@ -120,9 +120,9 @@ class _Expander:
         self.o = self.text.split("\n")
         if self.final_newline:
             self.o.pop()
-        keys = frozenset(x.strip() for x in self.o)
+        self.counts = Counter(x.strip() for x in self.o)  # stripped original line → how often
         self.s = _clean(sketch)
-        self.marker = [is_marker(x, keys) for x in self.s]
+        self.marker = [is_marker(x, self.counts) for x in self.s]
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
         self.confidence = 1.0
         self.notes: list[str] = []
@@ -191,16 +191,13 @@ class _Expander:
         sketch replaced or deleted). Trivial lines count only within OVERLAP lines; a telling line
         the file has at most twice, within REACH lines."""
         out = list(ops)
-        counts: dict[str, int] = {}
-        for line in self.o:
-            counts[line.strip()] = counts.get(line.strip(), 0) + 1
 
         def reach(line: str) -> int:
             if not line:
                 return 0
             if TRIVIAL.match(line):
                 return OVERLAP
-            return REACH if counts.get(line, 0) <= 2 else OVERLAP
+            return REACH if self.counts.get(line, 0) <= 2 else OVERLAP
 
         for k in range(len(out) - 1):
             if out[k].kind == "new" and out[k + 1].kind == "cover":
@@ -313,7 +310,7 @@ class _Expander:
 
     def floating_runs(self) -> list[tuple[int, int]]:
         """Sketch spans [a, b] strictly between two markers holding no line found in the file."""
-        keys = {x.strip() for x in self.o}
+        keys = self.counts
         # an edited definition line (`def greet(name):` → `def greet(name, x):`) anchors its run
         defs = {signature(x.strip()) for x in self.o if DEFINITION.match(x.strip())}
         marks = [i for i, m in enumerate(self.marker) if m]
@@ -397,7 +394,7 @@ class _Expander:
         """A line the file has once and the sketch writes once, twice and close together in the
         result: the sketch showed a line near a marker that also kept it (the merge went wrong);
         far apart it is new code copied from elsewhere, which is fine."""
-        orig, sketch = Counter(x.strip() for x in self.o), Counter(x.strip() for x in self.s)
+        orig, sketch = self.counts, Counter(x.strip() for x in self.s)
         seen: dict[str, int] = {}
         for i, line in enumerate(lines):
             key = line.strip()

@@ -7,6 +7,7 @@ the sketch kept)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from pathlib import Path
 
 _COMMENT = r"(?:#+|//+|/\*+|<!--|--|;+|\*|\{/\*)"
@@ -26,7 +27,7 @@ LINE_COMMENT = {
 }
 
 
-def is_marker(line: str, original_keys: frozenset[str] = frozenset()) -> bool:
+def is_marker(line: str, original_keys: Container[str] = frozenset()) -> bool:
     key = line.strip()
     if not key or key in original_keys:
         return False
