@@ -87,9 +87,7 @@ def cmd_plan(args) -> int:
     gathered = gather(root, args.instruction, current, None, lambda q, k: index.search(q, k=k))
     index.close()
     cfg = PlannerConfig(model=os.environ.get("TANDEM_PLANNER_MODEL") or PlannerConfig().model)
-    sent = ([gathered.request.current.path] if gathered.request.current else []) + [f.path for f in gathered.request.related]
-    print(f"tandem: asking {cfg.model}; sending {', '.join(dict.fromkeys(sent)) or 'the instruction only'}"
-          + (f"; withheld {', '.join(gathered.withheld)}" if gathered.withheld else ""), file=sys.stderr)
+    print(f"tandem: {gathered.announce(cfg.model)}", file=sys.stderr)
     chooser = _model_chooser(not args.no_model)
     result = plan(gathered.request, cfg)
     outcomes = [expand_one(root, s, read_disk, chooser) for s in result.sketches]

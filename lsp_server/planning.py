@@ -64,15 +64,19 @@ class PlanChange:
         self.loop = asyncio.get_running_loop()
         self.versions: dict[Path, int | None] = {}  # version of each open document when read
 
-    def read(self, path: Path) -> str | None:
-        """The editor's buffer when the file is open (its version remembered), else the disk."""
+    def open_document(self, path: Path):
+        """The editor's document for a resolved path, or None when it is not open."""
         for uri, doc in list(self.ls.workspace.text_documents.items()):
             p = uri_to_path(uri)
             if p is not None and p.resolve() == path:
-                self.versions[path] = doc.version
-                return doc.source
-        self.versions[path] = None
-        return read_disk(path)
+                return doc
+        return None
+
+    def read(self, path: Path) -> str | None:
+        """The editor's buffer when the file is open (its version remembered), else the disk."""
+        doc = self.open_document(path)
+        self.versions[path] = doc.version if doc is not None else None
+        return doc.source if doc is not None else read_disk(path)
 
     def root_for(self, uri: str | None) -> Path | None:
         roots = [r.resolve() for r in self.ls.workspace_roots()]
@@ -106,12 +110,8 @@ class PlanChange:
             search = lambda q, k: index.search(q, k=k)  # noqa: E731
         gathered = await asyncio.to_thread(gather, root, self.args.instruction, current, selection, search)
         cfg = planner_config(self.ls.settings)
-        sent = [f.path for f in ([gathered.request.current] if gathered.request.current else [])] + \
-            [f.path for f in gathered.request.related]
-        sent = list(dict.fromkeys(sent))
-        withheld = gathered.withheld
-        self.report(f"asking {cfg.model}; sending {', '.join(sent) or 'the instruction only'}"
-                    + (f"; withheld {', '.join(withheld)}" if withheld else ""))
+        sent, withheld = gathered.sent, gathered.withheld
+        self.report(gathered.announce(cfg.model))
         engine = self.ls.service.engine
         chooser = model_chooser(engine) if engine is not None else None
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-expand")
@@ -166,11 +166,8 @@ class PlanChange:
         return out
 
     def current_version(self, path: Path) -> int | None:
-        for uri, doc in list(self.ls.workspace.text_documents.items()):
-            p = uri_to_path(uri)
-            if p is not None and p.resolve() == path:
-                return doc.version
-        return None
+        doc = self.open_document(path)
+        return doc.version if doc is not None else None
 
     async def apply(self, changes: list[FileChange]) -> dict:
         encoding = str(self.ls.workspace.position_encoding or "utf-16")

@@ -19,6 +19,17 @@ class Gathered:
     request: PlanRequest
     withheld: list[str] = field(default_factory=list)  # "path (reason)"
 
+    @property
+    def sent(self) -> list[str]:
+        """The paths whose text goes to the planner, once each, in prompt order."""
+        files = ([self.request.current] if self.request.current else []) + list(self.request.related)
+        return list(dict.fromkeys(f.path for f in files))
+
+    def announce(self, model: str) -> str:
+        """What the user is told before anything leaves the machine."""
+        return (f"asking {model}; sending {', '.join(self.sent) or 'the instruction only'}"
+                + (f"; withheld {', '.join(self.withheld)}" if self.withheld else ""))
+
 
 def is_ignored(root: Path, rel: str) -> bool:
     """The same rules the index applies: nested .gitignore files, .tandemignore."""
