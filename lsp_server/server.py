@@ -167,19 +167,19 @@ def _edit_point(params: types.DidChangeTextDocumentParams, text: str) -> int | N
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def on_open(ls: TandemServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.next_edit.opened(params.text_document.uri, params.text_document.text)
+    ls.next_edit.opened(params.text_document.uri, normalise_eol(params.text_document.text))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def on_change(ls: TandemServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.service.document_changed(params.text_document.uri)
     doc = ls.workspace.get_text_document(params.text_document.uri)
+    text = normalise_eol(doc.source)
     last = params.content_changes[-1] if params.content_changes else None
     line = last.range.start.line if isinstance(last, types.TextDocumentContentChangePartial) else 0
-    ls.next_edit.changed(params.text_document.uri, doc.source, line, bool(last and "\n" in last.text))
+    ls.next_edit.changed(params.text_document.uri, text, line, bool(last and "\n" in last.text))
     if not ls.settings.language_enabled(doc.language_id or "") or len(doc.source) > ls.settings.max_file_bytes:
         return
-    text = normalise_eol(doc.source)
     at = _edit_point(params, text)
     if at is not None:
         ls.service.schedule_prefill(text[:at], text[at:], params.text_document.uri)
@@ -210,7 +210,7 @@ def on_next_edit(ls: TandemServer, params) -> dict | None:
         return None
     doc = ls.workspace.get_text_document(uri)
     version = doc.version
-    result = ls.next_edit.suggest(uri, doc.source)
+    result = ls.next_edit.suggest(uri, normalise_eol(doc.source), detect_eol(doc.source))
     if result is None or ls.workspace.get_text_document(uri).version != version:
         return None  # never a suggestion for text that has moved on
     return result
@@ -234,7 +234,7 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
     line = text[line_start: line_end if line_end >= 0 else len(text)]
-    ahead = ls.next_edit.suggest(uri, raw)
+    ahead = ls.next_edit.suggest(uri, text, detect_eol(raw))
     if ahead and ahead["range"]["start"]["line"] == pos.line and ahead["range"]["start"]["character"] >= pos.character:
         # the predicted next edit is on this line, at or after the cursor: ghost text that
         # replaces from the cursor to the end of the predicted range

@@ -79,6 +79,7 @@ class _Doc:
         self.line = -1
         self.last = 0.0
         self.closed: deque[Edit] = deque(maxlen=MAX_EDITS)
+        self.pending: Edit | None = None  # the open edit's diff, computed once per snapshot
 
 
 class EditHistory:
@@ -107,13 +108,13 @@ class EditHistory:
             self._close(uri, doc)
         if doc.base is None:
             doc.base = doc.snapshot
-        doc.snapshot, doc.line, doc.last = text, line, now
+        doc.snapshot, doc.line, doc.last, doc.pending = text, line, now, None
 
     def _close(self, uri: str, doc: _Doc) -> None:
-        edit = edit_between(uri, doc.base or "", doc.snapshot)
+        edit = doc.pending or edit_between(uri, doc.base or "", doc.snapshot)
         if edit is not None:
             doc.closed.append(edit)
-        doc.base = None
+        doc.base, doc.pending = None, None
 
     def recent(self, uri: str) -> list[Edit]:
         """This document's edits, oldest first, the one still being typed last."""
@@ -122,9 +123,11 @@ class EditHistory:
             return []
         out = list(doc.closed)
         if doc.base is not None:
-            pending = edit_between(uri, doc.base, doc.snapshot)
-            if pending is not None:
-                out.append(pending)
+            # asked on every inline-completion request: diff the whole document once per change
+            if doc.pending is None:
+                doc.pending = edit_between(uri, doc.base, doc.snapshot)
+            if doc.pending is not None:
+                out.append(doc.pending)
         return out
 
     def forget(self, uri: str) -> None:

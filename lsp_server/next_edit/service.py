@@ -1,10 +1,11 @@
 """The server's next-edit state: one EditHistory fed by didOpen/didChange/didClose, and the
-`tandem/nextEdit` answer for a document at a position (or None: silence)."""
+`tandem/nextEdit` answer for a document at a position (or None: silence). Texts come in with
+\n line ends (the server normalises once per message); `eol` is the document's own."""
 from __future__ import annotations
 
 from lsp_server.next_edit.history import EditHistory
 from lsp_server.next_edit.predict import predict
-from lsp_server.protocol import index_to_utf16, normalise_eol
+from lsp_server.protocol import index_to_utf16
 
 
 class NextEditService:
@@ -13,19 +14,19 @@ class NextEditService:
         self.stats = {"requests": 0, "predicted": 0}
 
     def opened(self, uri: str, text: str) -> None:
-        self.history.opened(uri, normalise_eol(text))
+        self.history.opened(uri, text)
 
     def changed(self, uri: str, text: str, line: int, inserted_newline: bool) -> None:
-        self.history.changed(uri, normalise_eol(text), line, inserted_newline)
+        self.history.changed(uri, text, line, inserted_newline)
 
     def closed(self, uri: str) -> None:
         self.history.forget(uri)
 
-    def suggest(self, uri: str, text: str, engine=None, cursor_line: int | None = None) -> dict | None:
-        """{range, newText} in LSP terms (UTF-16 columns of `text`'s lines), or None."""
+    def suggest(self, uri: str, norm: str, eol: str = "\n") -> dict | None:
+        """{range, newText} in LSP terms (UTF-16 columns of the lines), or None. Pattern
+        propagation only: the model path does not pay (bench/next_edit.py) and would block."""
         self.stats["requests"] += 1
-        norm = normalise_eol(text)
-        prediction = predict(norm, self.history.recent(uri), engine=engine, cursor_line=cursor_line, path=uri)
+        prediction = predict(norm, self.history.recent(uri), mode="pattern", path=uri)
         if prediction is None:
             return None
         self.stats["predicted"] += 1
@@ -36,7 +37,6 @@ class NextEditService:
             return {"uri": uri, "range": {"start": {"line": c.line, "character": index_to_utf16(line, c.start)},
                                           "end": {"line": c.line, "character": index_to_utf16(line, c.end)}},
                     "newText": c.text, "kind": c.kind}
-        eol = "\r\n" if "\r\n" in text else "\n"
         new_text = "".join(x + eol for x in prediction.new_lines)
         if prediction.end_line >= len(lines):  # up to the end of a file without a final newline
             last = len(lines) - 1
