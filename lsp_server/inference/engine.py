@@ -12,13 +12,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import onnxruntime as ort
 
 from lsp_server.errors import ModelNotInstalled, TandemError
 from lsp_server.inference.decoder import Decoder
 from lsp_server.inference.device import Choice, choose
-from lsp_server.inference.generate import GenerationConfig, GenerationStats, Generator
+from lsp_server.inference.generate import GenerationConfig, GenerationStats, Generator, token_logprobs
 from lsp_server.inference.tokenizer import TokenizerWrapper
 from lsp_server.model_store.install import variant_intact
 from lsp_server.model_store.manifest import ModelSpec, load_manifest
@@ -106,10 +105,7 @@ class Engine:
             return 0.0
         with self.lock:
             logits, _ = self.decoder.forward(ids[:-1], self.decoder.empty_past(), keep=len(ids) - 1)
-        rows = logits.astype(np.float64)  # [len(ids) - 1, vocab]
-        rows -= rows.max(axis=1, keepdims=True)
-        logp = rows - np.log(np.exp(rows).sum(axis=1, keepdims=True))
-        return float(logp[np.arange(len(ids) - 1), ids[1:]].sum())
+        return float(token_logprobs(logits, ids[1:]).sum())  # logits: [len(ids) - 1, vocab]
 
     def describe(self) -> dict:
         return {"model": self.spec.name, "precision": self.precision, "path": str(self.path),

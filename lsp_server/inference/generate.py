@@ -51,10 +51,16 @@ class GenerationStats:
         return dict(self.__dict__)
 
 
+def token_logprobs(rows: np.ndarray, tokens) -> np.ndarray:
+    """log p(tokens[i]) under logits rows[i] (a log-softmax per row, computed stably)."""
+    rows = rows.astype(np.float64)
+    rows -= rows.max(axis=-1, keepdims=True)
+    logp = rows - np.log(np.exp(rows).sum(axis=-1, keepdims=True))
+    return logp[np.arange(len(rows)), np.asarray(tokens)]
+
+
 def _logprob(row: np.ndarray, token: int) -> float:
-    row = row.astype(np.float64)
-    top = row.max()
-    return float(row[token] - top - np.log(np.exp(row - top).sum()))
+    return float(token_logprobs(row[None, :], [token])[0])
 
 
 def common_prefix_len(a: list[int], b: list[int]) -> int:
@@ -253,4 +259,4 @@ class Generator:
             self._truncate(base + 1 + ok)  # drop the KV of rejected draft tokens
             pending = draft[:ok] + [int(best[ok])]
             if lps is not None:
-                lps = [_logprob(rows[j], pending[j]) for j in range(len(pending))]
+                lps = list(token_logprobs(rows[:len(pending)], pending))
