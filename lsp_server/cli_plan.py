@@ -70,6 +70,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def cmd_plan(args) -> int:
     from lsp_server.apply.change import Failure, expand_one, read_disk
+    from lsp_server.config import Settings
     from lsp_server.planner.client import PlannerConfig, plan
     from lsp_server.planner.context import gather
     from lsp_server.retrieval import CodeIndex
@@ -86,7 +87,7 @@ def cmd_plan(args) -> int:
     print(f"tandem: retrieving code for: {args.instruction}", file=sys.stderr)
     gathered = gather(root, args.instruction, current, None, lambda q, k: index.search(q, k=k))
     index.close()
-    cfg = PlannerConfig(model=os.environ.get("TANDEM_PLANNER_MODEL") or PlannerConfig().model)
+    cfg = PlannerConfig.from_settings(Settings())  # the defaults, TANDEM_PLANNER_MODEL included
     print(f"tandem: {gathered.announce(cfg.model)}", file=sys.stderr)
     chooser = _model_chooser(not args.no_model)
     result = plan(gathered.request, cfg)

@@ -11,6 +11,7 @@ from typing import Any
 
 from lsp_server.inference.device import DEVICES
 
+DEFAULT_PLANNER_MODEL = "claude-sonnet-5-5"  # (claude-sonnet-4-5 reaches end of life 2026-11-30)
 MULTILINE_MODES = ("auto", "always", "never")
 PRECISIONS = ("int8", "int4", "fp16")
 
@@ -35,7 +36,7 @@ class Settings:
     reuse_prefix: bool = True
     speculate: bool = True
     # The planner (tandem.planChange): the frontier model and its limits.
-    planner_model: str = field(default_factory=lambda: os.environ.get("TANDEM_PLANNER_MODEL") or "claude-sonnet-5-5")
+    planner_model: str = field(default_factory=lambda: os.environ.get("TANDEM_PLANNER_MODEL") or DEFAULT_PLANNER_MODEL)
     planner_max_tokens: int = 8192
     planner_timeout_s: int = 120
     planner_max_retries: int = 3

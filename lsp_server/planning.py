@@ -52,12 +52,6 @@ def parse_args(args) -> PlanArgs:
     return PlanArgs(raw["instruction"].strip(), uri, start, end)
 
 
-def planner_config(settings) -> PlannerConfig:
-    return PlannerConfig(model=settings.planner_model, max_tokens=settings.planner_max_tokens,
-                         timeout_s=float(settings.planner_timeout_s), max_retries=settings.planner_max_retries,
-                         context_tokens=settings.planner_context_tokens)
-
-
 class PlanChange:
     def __init__(self, ls, args: PlanArgs, report) -> None:
         self.ls, self.args, self.report = ls, args, report
@@ -109,7 +103,7 @@ class PlanChange:
         if index is not None and self.ls.index.state != "indexing":
             search = lambda q, k: index.search(q, k=k)  # noqa: E731
         gathered = await asyncio.to_thread(gather, root, self.args.instruction, current, selection, search)
-        cfg = planner_config(self.ls.settings)
+        cfg = PlannerConfig.from_settings(self.ls.settings)
         sent, withheld = gathered.sent, gathered.withheld
         self.report(gathered.announce(cfg.model))
         engine = self.ls.service.engine

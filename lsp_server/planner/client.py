@@ -14,12 +14,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from lsp_server.config import DEFAULT_PLANNER_MODEL, Settings
 from lsp_server.errors import TandemError
 from lsp_server.planner.prompt import TOOL, FileSketch, PlanRequest, build_prompt
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
 class PlannerError(TandemError):
@@ -28,13 +28,19 @@ class PlannerError(TandemError):
 
 @dataclass(frozen=True)
 class PlannerConfig:
-    model: str = DEFAULT_MODEL
+    model: str = DEFAULT_PLANNER_MODEL
     max_tokens: int = 8192
     timeout_s: float = 120.0
     max_retries: int = 3
     context_tokens: int = 12000
     api_key: str | None = None      # None: ANTHROPIC_API_KEY
     base_url: str | None = None     # None: ANTHROPIC_BASE_URL or the SDK's default
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "PlannerConfig":
+        return cls(model=settings.planner_model, max_tokens=settings.planner_max_tokens,
+                   timeout_s=float(settings.planner_timeout_s), max_retries=settings.planner_max_retries,
+                   context_tokens=settings.planner_context_tokens)
 
 
 @dataclass
