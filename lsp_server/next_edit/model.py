@@ -126,9 +126,9 @@ def rewrite(engine, path: str, text: str, cursor_line: int, diffs: list[str], ma
     offsets = [0]
     for line in new:
         offsets.append(offsets[-1] + len(line) + 1)
-    j1 = i1 + 0
-    lo = offsets[min(j1, len(new))]
-    hi = offsets[min(j1 + len(new_block), len(new))]
+    # the block starts at the same index in both versions: everything before it is equal
+    lo = offsets[min(i1, len(new))]
+    hi = offsets[min(i1 + len(new_block), len(new))]
     lps = [lp for (a, b), lp in zip(spans, logprobs) if b > lo and a < max(hi, lo + 1)]
     confidence = sum(lps) / len(lps) if lps else float("-inf")
     if confidence < threshold:
