@@ -280,17 +280,17 @@ async def cmd_index(ls: TandemServer, *args) -> dict:
 
 @server.command("tandem.didShowNextEdit")
 def cmd_next_shown(ls: TandemServer, *args) -> None:
-    ls.next_edit.stats["shown"] = ls.next_edit.stats.get("shown", 0) + 1
+    ls.next_edit.stats["shown"] += 1
 
 
 @server.command("tandem.didAcceptNextEdit")
 def cmd_next_accepted(ls: TandemServer, *args) -> None:
-    ls.next_edit.stats["accepted"] = ls.next_edit.stats.get("accepted", 0) + 1
+    ls.next_edit.stats["accepted"] += 1
 
 
 @server.command("tandem.didRejectNextEdit")
 def cmd_next_rejected(ls: TandemServer, *args) -> None:
-    ls.next_edit.stats["rejected"] = ls.next_edit.stats.get("rejected", 0) + 1
+    ls.next_edit.stats["rejected"] += 1
 
 
 @server.command("tandem.didShowCompletion")

@@ -11,7 +11,7 @@ from lsp_server.protocol import index_to_utf16
 class NextEditService:
     def __init__(self) -> None:
         self.history = EditHistory()
-        self.stats = {"requests": 0, "predicted": 0}
+        self.stats = {"requests": 0, "predicted": 0, "shown": 0, "accepted": 0, "rejected": 0}
 
     def opened(self, uri: str, text: str) -> None:
         self.history.opened(uri, text)
