@@ -86,12 +86,17 @@ def _prepare(o: list[str]) -> _Original:
 
 
 def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
-           trivial_reward: int) -> list[Op]:
+           trivial_reward: int, retype: int) -> list[Op]:
     n, m = orig.n, len(s)
     ids, o_ids, counts, sigs, o_sig = orig.ids, orig.o_ids, orig.counts, orig.sigs, orig.o_sig
     o_blank, o_indent, del_cost = orig.o_blank, orig.o_indent, orig.del_cost
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
     rows[0] = 0 if free_edges else del_cost  # leading original lines may stay out of the sketch
+    # kept[i][j]: the cheapest way to the same place whose last step is not a dropped line. A
+    # marker starts covering only there: lines left out just before a marker are what the marker
+    # stands for, never deleted (a sketch shows context after a deletion).
+    kept = np.empty((m + 1, n + 1), dtype=np.int64)
+    kept[0] = 0 if free_edges else np.concatenate([[0], np.full(n, BIG)])
     costs: list[tuple[int, int, int, int, int]] = []  # per sketch line: id, match, ins, similar sub, signature
     for i in range(m):
         prev = rows[i]
@@ -101,9 +106,10 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
             offset = (seg[-1] - seg) * (1 << 30)  # later segments lower: no minimum carries across a barrier
             # starting to cover in the middle of a deeper block (the tail of a function, for a
             # marker standing for the functions after it) is allowed but not free
-            best = np.minimum.accumulate(prev + offset)  # best[j-1]: cheapest k <= j-1 in that segment
+            best = np.minimum.accumulate(kept[i] + offset)  # best[j-1]: cheapest k <= j-1 in that segment
             covered = np.where(seg[:-1] == seg[1:], best[:-1] - offset[1:], BIG)  # o[j-1] no barrier
             rows[i + 1] = np.minimum(prev, np.concatenate([[BIG], covered]))
+            kept[i + 1] = np.minimum(kept[i], np.concatenate([[BIG], covered]))
             costs.append((width, 0, 0, -1, -1))
             continue
         key = s[i].strip()
@@ -120,7 +126,7 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
             reward = 2 * MATCH if DEFINITION.match(key) else MATCH
         match = -reward
         # re-typing a line the file has exactly once would duplicate it: as costly as the match is good
-        ins = 1 if not key else INS + (reward if count == 1 or (trivial and trivial_reward) else 0)
+        ins = 1 if not key else INS + (retype * reward if count == 1 or (trivial and trivial_reward) else 0)
         sig = signature(key)
         sig_id = sigs[sig] if sig is not None and sid < 0 and sig in sigs else -1
         a = prev + ins
@@ -132,46 +138,50 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
         if sid >= 0:
             hit = np.nonzero(o_ids == sid)[0]
             a[hit + 1] = np.minimum(a[hit + 1], prev[hit] + match)
+        kept[i + 1] = a
         rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
         costs.append((sid, match, ins, SIMILAR_SUB if sig_id >= 0 else ins + 1, sig_id))
-    return _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges)
+    return _trace(rows, kept, o_ids, o_sig, costs, s, marker, n, m, free_edges)
 
 
-def _trace(rows, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -> list[Op]:
+def _trace(rows, kept, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -> list[Op]:
     """Walk the cheapest path back; at equal cost prefer match, then a new line, then a
     replaced line, then a dropped one."""
     ops: list[Op] = []
     j = int(np.argmin(rows[m])) if free_edges else n
     ops.extend(Op("edge", x, -1) for x in range(n - 1, j - 1, -1))  # trailing lines left out
+    target = rows[m][j]  # the cost to explain at (i + 1, j)
     for i in range(m - 1, -1, -1):
-        cur, prev = rows[i + 1], rows[i]
+        prev = rows[i]
         if marker[i]:
-            if prev[j] != cur[j]:  # covers o[k:j] for the k where the cost came from
-                target = cur[j]
-                k = j - 1
-                while prev[k] != target:
-                    k -= 1
-                ops.extend(Op("cover", x, i) for x in range(j - 1, k - 1, -1))
-                j = k
+            if prev[j] == target:  # covers nothing
+                continue
+            k = j - 1  # covers o[k:j], starting where the line before ends without a drop
+            while kept[i][k] != target:
+                k -= 1
+            ops.extend(Op("cover", x, i) for x in range(j - 1, k - 1, -1))
+            j, target = k, kept[i][k]
             continue
         sid, match, ins, sub_sim, sig_id = costs[i]
         while True:
-            if j > 0 and sid >= 0 and o_ids[j - 1] == sid and prev[j - 1] + match == cur[j]:
+            if j > 0 and sid >= 0 and o_ids[j - 1] == sid and prev[j - 1] + match == target:
                 j -= 1
                 ops.append(Op("match", j, i))
                 break
-            if prev[j] + ins == cur[j]:
+            if prev[j] + ins == target:
                 ops.append(Op("new", -1, i))
                 break
             if j > 0 and s[i].strip():
                 sub = sub_sim if sig_id >= 0 and o_sig[j - 1] == sig_id else ins + 1
-                if prev[j - 1] + sub == cur[j]:
+                if prev[j - 1] + sub == target:
                     j -= 1
                     ops.append(Op("new", -1, i))
                     ops.append(Op("drop", j, -1))
                     break
             j -= 1  # an original line dropped: the only way left to this cost
+            target = rows[i + 1][j]
             ops.append(Op("drop", j, -1))
+        target = prev[j]
     ops.extend(Op("edge" if free_edges else "drop", x, -1) for x in range(j - 1, -1, -1))  # leading lines
     ops.reverse()
     return ops
@@ -194,10 +204,13 @@ def _weak(ops: list[Op], counts: Counter, s: list[str], marker: list[bool]) -> s
     return weak
 
 
-def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0) -> list[Op]:
+def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0,
+          retype: int = 1) -> list[Op]:
     """The alignment path: every original line once (edge/cover/match/drop), every sketch line
     once (match/new, markers through their cover ops), in output order. `trivial_reward` > 0
-    makes `}` and closing-quote lines anchor too: the second opinion when the first result does not parse.
+    makes `}` and closing-quote lines anchor too: the second opinion when the first result does not parse;
+    `retype` > 1 makes re-typing a line the file has once that much costlier than matching it is
+    good: the second opinion when the first result repeats such a line.
 
     A sketch with markers says everything about the file: where it does not begin or end with a
     marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
@@ -205,11 +218,11 @@ def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivi
     free_edges = not any(marker)
     orig = _prepare(o)
     banned: frozenset[int] = frozenset()
-    ops = _solve(orig, s, marker, banned, free_edges, trivial_reward)
+    ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype)
     for _ in range(rounds):
         weak = _weak(ops, orig.counts, s, marker) - banned
         if not weak:
             break
         banned = banned | weak
-        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward)
+        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype)
     return ops

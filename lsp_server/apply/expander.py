@@ -30,6 +30,8 @@ MIN_CONFIDENCE = 0.5
 OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker keeps...
 REACH = 80   # ...and for a line found at most twice in the file
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
+RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
+CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
@@ -136,23 +138,29 @@ class _Expander:
         if not any(x.strip() for x in self.s):
             raise ApplyError("the sketch is empty")
         try:
-            return self.attempt(trivial_reward=0)
+            return self.attempt()
         except ApplyError as first:
-            if "would not parse" not in str(first):
+            # Second opinion, by what went wrong: a result that does not parse is aligned again
+            # with brackets and docstring quotes as anchors; one that repeats a once-only line,
+            # with re-typing such a line made costly (the sketch showed it as context). Only a
+            # result that passes every check is taken; otherwise the first reason stands.
+            if "would not parse" in str(first):
+                retry, why = {"trivial_reward": 3}, "brackets and quotes as anchors"
+            elif "would repeat" in str(first):
+                retry, why = {"retype": RETYPE}, "lines the file has once as anchors"
+            else:
                 raise
-            # Second opinion: brackets and docstring quotes anchor too. Only a result that
-            # parses is taken; otherwise the first reason stands.
             self.confidence, self.notes = 1.0, []
             try:
-                result = self.attempt(trivial_reward=3)
+                result = self.attempt(**retry)
             except ApplyError:
                 raise first from None
             result.confidence = round(result.confidence * 0.9, 3)
-            result.notes.append("aligned on the second try (brackets and quotes as anchors)")
+            result.notes.append(f"aligned on the second try ({why})")
             return result
 
-    def attempt(self, trivial_reward: int) -> Expansion:
-        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward)
+    def attempt(self, trivial_reward: int = 0, retype: int = 1) -> Expansion:
+        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward, retype=retype)
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
         if not matched and any(self.marker) and self.edited_definition(ops):
             self.penalise(0.85, "located by an edited definition line only")
@@ -222,6 +230,8 @@ class _Expander:
                         hit = x
                         break
                     x -= 1
+                if hit is None:
+                    hit = self.shown_context(out, k)
                 if hit is not None:
                     out[hit] = Op("match", out[hit].o, out[k + 1].s)
                     out[k + 1] = Op("gone", -1, -1)
@@ -229,6 +239,25 @@ class _Expander:
                         out[x] = Op("drop", out[x].o, -1)
                     self.penalise(0.95, "the sketch's lines overlap what a marker keeps: the overlap is replaced")
         return [op for op in out if op.kind != "gone"]
+
+    def shown_context(self, out: list[Op], k: int) -> int | None:
+        """Past REACH: the new run after the cover at out[k] starts with CONTEXT lines (two of them
+        telling) that stand together, in order, among the lines the marker covers: the sketch
+        shows them as context, so the marker stops there (the last such place). Where is it?"""
+        run = []
+        for op in out[k + 1:]:
+            if op.kind != "new" or len(run) == CONTEXT:
+                break
+            run.append(self.s[op.s].strip())
+        if len(run) < CONTEXT or sum(1 for x in run if x and not TRIVIAL.match(x)) < 2:
+            return None
+        start = k
+        while start > 0 and out[start - 1].kind == "cover":
+            start -= 1
+        for x in range(k - len(run) + 1, start - 1, -1):
+            if all(self.o[out[x + j].o].strip() == run[j] for j in range(len(run))):
+                return x
+        return None
 
     def check_markers(self, ops: list[Op]) -> None:
         """A marker amid new lines that stands for no original line: the code it means is
@@ -400,9 +429,10 @@ class _Expander:
             key = line.strip()
             if len(key) <= 12 or orig.get(key) != 1 or sketch.get(key, 0) != 1 or TRIVIAL.match(key):
                 continue
-            if key in seen and i - seen[key] <= NEAR_COPY:
+            # at another depth it is another statement (`if x is None:` nested in a new branch)
+            if line.rstrip() in seen and i - seen[line.rstrip()] <= NEAR_COPY:
                 return key
-            seen[key] = i
+            seen[line.rstrip()] = i
         return None
 
     def finish(self, lines: list[str]) -> Expansion:

@@ -1,0 +1,15 @@
+def echo(message, file=None, err=False):
+    """Print a message to a stream."""
+    if file is None:
+        if err:
+            file = default_stderr()
+        else:
+            file = default_stdout()
+
+        # No stream to write to (pythonw on Windows).
+        if file is None:
+            return
+
+    out = message
+    file.write(out)
+    file.flush()
