@@ -12,7 +12,8 @@ is a wildcard. Costs (integers; why in brackets):
   (so a new line never makes dropping an old one free);
 - an original line dropped with no marker: +DEL (blank lines: 1);
 - a marker covers any run of original lines indented at least as deep as itself for free (a
-  marker inside a function cannot swallow the next function);
+  marker inside a function cannot swallow the next function), starting right after the line
+  before it; covering nothing costs +EMPTY (the sketch says code was elided there);
 - the file's first and last lines may be left out of the sketch (kept: implicit elision).
 One numpy pass per sketch line over all original lines, so a 3,000-line file with a 100-line
 sketch aligns in milliseconds. Ties go to keeping original lines and adding sketch lines.
@@ -29,6 +30,7 @@ MATCH = 6
 INS = 2
 SIMILAR_SUB = 1
 DEL = 2
+EMPTY = 3  # a marker that stands for nothing: the sketch says code is elided there
 BIG = 1 << 50
 TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|break|continue|end|\.\.\.|\"\"\"|''')$")
 # definitions name a place in the file: their lines are the strongest anchors
@@ -108,8 +110,8 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
             # marker standing for the functions after it) is allowed but not free
             best = np.minimum.accumulate(kept[i] + offset)  # best[j-1]: cheapest k <= j-1 in that segment
             covered = np.where(seg[:-1] == seg[1:], best[:-1] - offset[1:], BIG)  # o[j-1] no barrier
-            rows[i + 1] = np.minimum(prev, np.concatenate([[BIG], covered]))
-            kept[i + 1] = np.minimum(kept[i], np.concatenate([[BIG], covered]))
+            rows[i + 1] = np.minimum(prev + EMPTY, np.concatenate([[BIG], covered]))
+            kept[i + 1] = np.minimum(kept[i] + EMPTY, np.concatenate([[BIG], covered]))
             costs.append((width, 0, 0, -1, -1))
             continue
         key = s[i].strip()
@@ -154,7 +156,7 @@ def _trace(rows, kept, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -
     for i in range(m - 1, -1, -1):
         prev = rows[i]
         if marker[i]:
-            if prev[j] == target:  # covers nothing
+            if prev[j] + EMPTY == target:  # covers nothing
                 continue
             k = j - 1  # covers o[k:j], starting where the line before ends without a drop
             while kept[i][k] != target:

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from lsp_server.apply import syntax
+from lsp_server.apply import imports, syntax
 from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, signature, align, indent_of
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
@@ -176,6 +176,7 @@ class _Expander:
         ops = self.overlaps(ops)
         ops = self.whole_bodies(ops)
         ops = self.place_floating(ops)
+        ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
         self.check_markers(ops)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
@@ -262,7 +263,7 @@ class _Expander:
     def check_markers(self, ops: list[Op]) -> None:
         """A marker amid new lines that stands for no original line: the code it means is
         elsewhere (moved) or gone, and no monotonic alignment can honour it."""
-        covered = {op.s for op in ops if op.kind == "cover"}
+        covered = {op.s for op in ops if op.kind == "cover" and self.o[op.o].strip()}  # blank lines say nothing
         kind = {op.s: op.kind for op in ops if op.kind in ("match", "new")}
         for i, is_marker in enumerate(self.marker):
             if not is_marker or i in covered:
@@ -329,7 +330,16 @@ class _Expander:
             lead = list(range(a, core[0]))                # the sketch's blank lines before the new block
             trailing = list(range(core[-1] + 1, b + 1))   # and after it
             points = self.insertion_points(region, self.s[core[0]])
-            if len(points) > 1:
+            # a marker between two new blocks stands for something; code goes after the imports
+            sensible = [p for p in points if not (p == 0 and lo > 0 and ops[lo - 1].kind == "new")
+                        and not (p == len(region) and hi < len(ops) and ops[hi].kind == "new")
+                        and (IMPORT.match(self.s[core[0]].strip()) or not self.amid_imports(region, p))]
+            points = sensible or points
+            sorted_at = self.import_place(region, core)
+            if sorted_at is not None:
+                chosen = sorted_at
+                self.penalise(0.95, "new imports placed where the file's import order puts them")
+            elif len(points) > 1:
                 pick = self.choose(ops, lo, hi, region, points, core_lines, lead, trailing)
                 chosen = points[pick]
             else:
@@ -353,6 +363,23 @@ class _Expander:
                 runs.append((m1 + 1, m2 - 1))
         return runs
 
+    def import_place(self, region: list[int], core: list[int]) -> int | None:
+        """New Python imports, every one bound for the same place in the file's sorted import
+        blocks: that place (an offset into region), else None."""
+        if not self.path.endswith((".py", ".pyi")):
+            return None
+        lines = [self.o[i] for i in region]
+        new = [self.ind.convert(self.s[i]) for i in core if self.s[i].strip()]
+        places = {imports.sorted_place(lines, line) for line in new}
+        return places.pop() if len(places) == 1 else None
+
+    def amid_imports(self, region: list[int], p: int) -> bool:
+        """Is offset p of region between two top-level import lines (blank lines aside)?"""
+        at = region[p] if p < len(region) else region[-1] + 1
+        before = next((self.o[i] for i in range(at - 1, -1, -1) if self.o[i].strip()), "")
+        after = next((self.o[i] for i in range(at, len(self.o)) if self.o[i].strip()), "")
+        return all(imports.import_key(x) is not None for x in (before, after))
+
     def loose(self, op: Op, marker: int) -> bool:
         """Ops around a floating run that may move: lines its markers cover, blank lines."""
         if op.kind == "cover":
@@ -362,13 +389,16 @@ class _Expander:
         return op.kind == "new" and not self.s[op.s].strip()
 
     def placed(self, region: list[int], p: int, core: list[int], lead: list[int], trailing: list[int]) -> list[Op]:
-        """Original lines before p, the new block, original lines from p; the sketch's blank lines
-        around the block only where the original has none at that place."""
-        before = [Op("cover", o, -1) for o in region[:p]]
+        """Original lines before p (the marker before the block covers them), the new block,
+        original lines from p (the marker after it); the sketch's blank lines around the block
+        only where the original has none at that place."""
+        first = (lead or core)[0] - 1
+        last = (trailing or core)[-1] + 1
+        before = [Op("cover", o, first) for o in region[:p]]
         head = [Op("new", -1, i) for i in lead] if p > 0 and self.o[region[p - 1]].strip() else []
         block = [Op("new", -1, i) for i in core]
         tail = [Op("new", -1, i) for i in trailing] if p < len(region) and self.o[region[p]].strip() else []
-        return before + head + block + tail + [Op("cover", o, -1) for o in region[p:]]
+        return before + head + block + tail + [Op("cover", o, last) for o in region[p:]]
 
     def insertion_points(self, region: list[int], first_line: str) -> list[int]:
         """Offsets into region where a block at first_line's indentation can start: after a

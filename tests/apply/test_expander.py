@@ -104,3 +104,21 @@ def test_a_repeated_unique_line_is_refused_not_merged():
         assert "repeat" in str(exc) or "parse" in str(exc)
     else:  # if it merges, it must not hold two copies of the line
         assert result.count("_pattern_for_charset = compile(") == 1
+
+
+def test_new_import_goes_where_the_files_import_order_puts_it():
+    from lsp_server.apply.imports import sorted_place
+
+    header = ["from __future__ import annotations", "", "import re", "import typing as t",
+              "from urllib.parse import quote", "", "from werkzeug.exceptions import BadRequest",
+              "from werkzeug.wrappers import Request", "", "from . import json", "",
+              "if t.TYPE_CHECKING:", "    import typing_extensions as te"]
+    assert sorted_place(header, "import collections.abc as cabc") == 2       # first in the stdlib block
+    assert sorted_place(header, "import urllib.parse") == 4                  # `import m` before `from m import`
+    assert sorted_place(header, "from werkzeug.exceptions import HTTPException") == 7
+    assert sorted_place(header, "from .globals import current_app") == 10    # the relative block
+    assert sorted_place(header, "import numpy") == 6                         # third party, before werkzeug
+    assert sorted_place(header[:9], "from .globals import current_app") is None  # no block of its kind
+    assert sorted_place(header, "x = 1") is None
+    # a file sorted by neither known order gets no answer
+    assert sorted_place(["import typing", "import abc"], "import re") is None
