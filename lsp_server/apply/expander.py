@@ -34,6 +34,7 @@ RETYPE = 4  # second opinion: re-typing a once-only line costs this many times i
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
+NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
 # A tie-breaker gets the candidate full texts and returns the index of the likeliest, or None.
@@ -180,7 +181,7 @@ class _Expander:
         self.check_markers(ops)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
-        return self.finish(self.emit(ops))
+        return self.finish(self.emit(ops), [op for op in ops if op.kind != "drop"])
 
     def edited_definition(self, ops: list[Op]) -> bool:
         """The sketch rewrote a definition's own line (`def greet(name):` → `def greet(name, x):`):
@@ -397,7 +398,8 @@ class _Expander:
         before = [Op("cover", o, first) for o in region[:p]]
         head = [Op("new", -1, i) for i in lead] if p > 0 and self.o[region[p - 1]].strip() else []
         block = [Op("new", -1, i) for i in core]
-        tail = [Op("new", -1, i) for i in trailing] if p < len(region) and self.o[region[p]].strip() else []
+        after = region[p] if p < len(region) else region[-1] + 1
+        tail = [Op("new", -1, i) for i in trailing] if after < len(self.o) and self.o[after].strip() else []
         return before + head + block + tail + [Op("cover", o, last) for o in region[p:]]
 
     def insertion_points(self, region: list[int], first_line: str) -> list[int]:
@@ -421,18 +423,43 @@ class _Expander:
     def choose(self, ops, lo, hi, region, points, core, lead, trailing) -> int:
         preview = self.s[core[0]].strip()
         places = ", ".join(str(region[p] + 1) if p < len(region) else "the end" for p in points[:6])
+        trials = [ops[:lo] + self.placed(region, p, core, lead, trailing) + ops[hi:] for p in points]
+        user = self.above_first_user(trials, core)
+        if user is not None:
+            self.penalise(0.9, "a new definition placed right above its first user")
+            return user
         if self.chooser is None:
             raise ApplyError(f"{len(points)} places fit the new lines starting {preview[:60]!r} "
                              f"(before original lines {places}) and the sketch gives no context")
-        texts = []
-        for p in points:
-            trial = ops[:lo] + self.placed(region, p, core, lead, trailing) + ops[hi:]
-            texts.append("\n".join(self.emit(trial)))
+        texts = ["\n".join(self.emit(trial)) for trial in trials]
         pick = self.chooser(texts)
         if pick is None:
             raise ApplyError(f"the local model could not choose among {len(points)} places for {preview[:60]!r}")
         self.penalise(0.8, f"placement chosen by the local model among {len(points)}")
         return pick
+
+    def above_first_user(self, trials: list[list[Op]], core: list[int]) -> int | None:
+        """A new top-level `def`/`class` goes right above the first line that uses its name (the
+        helper-above-its-caller convention): the trial with the fewest lines between the block and
+        that use, when the name is used after the block at all."""
+        head = self.s[core[0]]
+        m = NEW_DEFINITION.match(head)
+        if m is None:
+            return None
+        use = re.compile(rf"(?<![\w.]){re.escape(m.group(1))}\b")
+        block = set(core)
+        gaps = []
+        for trial in trials:
+            at = next(k for k, op in enumerate(trial) if op.kind == "new" and op.s == core[-1])
+            lines = self.emit(trial)
+            gap = next((k - at for k in range(at + 1, len(trial))
+                        if not (trial[k].kind == "new" and trial[k].s in block) and use.search(lines[k])), None)
+            gaps.append(gap)
+        known = [g for g in gaps if g is not None]
+        if not known:
+            return None
+        best = min(known)
+        return gaps.index(best) if gaps.count(best) == 1 else None
 
     # -- output -----------------------------------------------------------------------------
 
@@ -449,24 +476,39 @@ class _Expander:
                 out.append(self.ind.convert(self.s[op.s]))
         return out
 
-    def duplicated(self, lines: list[str]) -> str | None:
+    def duplicated(self, lines: list[str], ops: list[Op] | None) -> str | None:
         """A line the file has once and the sketch writes once, twice and close together in the
-        result: the sketch showed a line near a marker that also kept it (the merge went wrong);
-        far apart it is new code copied from elsewhere, which is fine."""
+        result, where the copy the sketch wrote sits next to the marker that kept the other (or
+        we cannot tell: no ops): the sketch showed it as context and the merge went wrong. Far
+        apart, or kept by another marker, it is new code copied from elsewhere, which is fine."""
         orig, sketch = self.counts, Counter(x.strip() for x in self.s)
+        marks = [i for i, m in enumerate(self.marker) if m]
+
+        def neighbour_markers(s_line: int) -> set[int]:
+            before = [m for m in marks if m < s_line]
+            after = [m for m in marks if m > s_line]
+            return {x for x in (before[-1] if before else None, after[0] if after else None) if x is not None}
+
         seen: dict[str, int] = {}
         for i, line in enumerate(lines):
             key = line.strip()
             if len(key) <= 12 or orig.get(key) != 1 or sketch.get(key, 0) != 1 or TRIVIAL.match(key):
                 continue
             # at another depth it is another statement (`if x is None:` nested in a new branch)
-            if line.rstrip() in seen and i - seen[line.rstrip()] <= NEAR_COPY:
-                return key
+            first = seen.get(line.rstrip())
+            if first is not None and i - first <= NEAR_COPY:
+                if ops is None:
+                    return key
+                pair = (ops[first], ops[i])
+                new = [op for op in pair if op.kind == "new"]
+                kept = [op for op in pair if op.kind == "cover"]
+                if not (new and kept) or kept[0].s in neighbour_markers(new[0].s):
+                    return key
             seen[line.rstrip()] = i
         return None
 
-    def finish(self, lines: list[str]) -> Expansion:
-        twice = self.duplicated(lines)
+    def finish(self, lines: list[str], ops: list[Op] | None = None) -> Expansion:
+        twice = self.duplicated(lines, ops)
         if twice is not None:
             raise ApplyError(f"the result would repeat {twice[:60]!r}, which the file and the sketch each have once "
                              "(the sketch is ambiguous about what it replaces)")
