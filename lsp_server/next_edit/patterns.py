@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\s+|\"[^\"\n]*\"|'[^'\n]*'|.")
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+COMMENT_OPENER = re.compile(r"(^|\s)(#|//)")
 KEYWORDS = frozenset("if else elif for while return def class import from as in is not and or with try except "
                      "finally pass break continue lambda yield None True False self const let var function new "
                      "this public private static void int".split())
@@ -55,6 +57,8 @@ def derive(old: str, new: str) -> Pattern | None:
     old_seg, new_seg = "".join(a[i1:i2]), "".join(b[j1:j2])
     if not (old_seg.strip() or new_seg.strip()):
         return None  # whitespace only: formatting, not a pattern
+    if COMMENT_OPENER.search(new_seg) and tag == "insert":
+        return None  # a trailing `# type: ignore[...]` answers that line's own warning
     left = a[i1 - 1] if i1 > 0 else ""
     right = a[i2] if i2 < len(a) else ""
     if tag == "replace" and IDENT.match(old_seg) and IDENT.match(new_seg):
@@ -125,44 +129,70 @@ def _argument_sites(lines: list[str], name: str, arg: str):
 
 def propagate(text: str, edit_line: int, old: str, new: str) -> Change | None:
     """The next place for the last edit's transformation. edit_line: 0-based line of `new` in text."""
+    return next(candidates(text, edit_line, old, new), None)
+
+
+def candidates(text: str, edit_line: int, old: str, new: str) -> Iterator[Change]:
+    """Every place for the last edit's transformation, nearest first (onwards from the edit, then
+    from the top); the caller keeps the first that passes its checks."""
     pattern = derive(old, new)
     if pattern is None:
-        return None
+        return
     lines = text.split("\n")
     order = list(range(edit_line, len(lines))) + list(range(0, edit_line))  # onwards, then from the top
     if pattern.kind == "argument":
         name = _call_name(new, pattern.new)
         if not name:
-            return None
+            return
         sites = {n: (k, args) for n, k, args in _argument_sites(lines, name, pattern.new)}
         for n in order:
             if n in sites and n != edit_line:
                 k, args = sites[n]
                 insert = pattern.new if args.strip() else pattern.new.lstrip().lstrip(",").lstrip()
-                return Change(n, k, k, insert, "argument")
-        return None
+                yield Change(n, k, k, insert, "argument")
+        return
     core_old, core_new = _core_len(pattern, "old"), _core_len(pattern, "new")
     shape = _shape(old, new)
     for n in order:
         if shape is not None and n != edit_line:
             m = shape[0].search(lines[n])
-            if m:  # the same insertion after another name in a line of the same shape
-                return Change(n, m.end(1), m.end(1), shape[1], "shape")
+            if m and _value_kind(lines[n][m.end():]) == shape[2]:  # the same insertion after another name
+                yield Change(n, m.end(1), m.end(1), shape[1], "shape")  # in a line of the same shape
+                continue
+        if n == edit_line and pattern.kind != "rename":
+            continue  # an insertion or replacement is not made twice in one line
         line = lines[n]
         for at in _occurrences(line, pattern.old, pattern.whole_word):
             if pattern.kind != "rename" and (line.startswith(pattern.new, at)
                                              or line[:at + len(pattern.old)].endswith(pattern.new)):
                 continue  # already transformed here
             start = at + pattern.lead
-            return Change(n, start, start + core_old, pattern.new[pattern.lead:pattern.lead + core_new], pattern.kind)
-    return None
+            yield Change(n, start, start + core_old, pattern.new[pattern.lead:pattern.lead + core_new], pattern.kind)
 
 
-def _shape(old: str, new: str) -> tuple[re.Pattern, str] | None:
+def _value_kind(rest: str) -> str:
+    """What is assigned after `=` (for annotations: `bool` suits another `False`, not a call)."""
+    value = rest.split("=", 1)[1].strip() if "=" in rest else rest.strip()
+    if re.match(r"(True|False|not)\b", value) or re.search(r"[=!<>]=|[<>]|\bis\b|\bin\b", value):
+        return "bool"
+    if re.match(r"-?\d", value):
+        return "number"
+    if re.match(r"[rbfu]*[\"']", value, re.IGNORECASE):
+        return "string"
+    if value[:1] in "[{(":
+        return value[:1]
+    call = re.match(r"([A-Za-z_][\w.]*)\s*\(", value)
+    if call:
+        return "call " + call.group(1)
+    return "name" if value else ""
+
+
+def _shape(old: str, new: str) -> tuple[re.Pattern, str, str] | None:
     """`self.x = False` → `self.x: bool = False`: an insertion right after a name, in a line whose
     other tokens stay. Generalised over the name (the next attribute gets the same annotation),
     with the tokens around kept: the token before the name, and what follows up to the next
-    non-space token (not followed by another operator character, so `==` is not `=`)."""
+    non-space token (not followed by another operator character, so `==` is not `=`); and only
+    where the value is of the same kind (`bool` suits another `False`, not a call)."""
     a, b = tokens(old), tokens(new)
     ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(ops) != 1 or ops[0][0] != "insert":
@@ -180,7 +210,7 @@ def _shape(old: str, new: str) -> tuple[re.Pattern, str] | None:
     indent = re.escape(old[: len(old) - len(old.lstrip())])
     right = re.escape("".join(rest[:k + 1]))
     regex = re.compile(rf"^{indent}(?:.*?){re.escape(a[i1 - 2])}([A-Za-z_]\w*){right}(?![=<>!])")
-    return regex, inserted
+    return regex, inserted, _value_kind("".join(rest))
 
 
 def _core_len(p: Pattern, side: str) -> int:

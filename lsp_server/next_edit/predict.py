@@ -2,12 +2,16 @@
 then, when an engine is given, the model's rewrite of the region around the cursor; else silence."""
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 
 from lsp_server.next_edit.history import Edit
-from lsp_server.next_edit.patterns import Change, propagate
+from lsp_server.next_edit.checks import Checker
+from lsp_server.next_edit.patterns import Change, candidates
 
 MODES = ("pattern", "model", "both")
+MAX_CANDIDATES = 8  # places tried for a pattern: each costs a parse
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,35 @@ def _from_change(text: str, change: Change) -> Prediction:
                       "pattern", change)
 
 
+def _checked(path: str, text: str, line: int, old: str, new: str) -> Change | None:
+    """The nearest place for the pattern where it makes sense (checks.py), among the first few."""
+    checker = None
+    for n, change in enumerate(candidates(text, line, old, new)):
+        if n == MAX_CANDIDATES:
+            return None
+        if checker is None:
+            checker = Checker(path, text)
+            at = len(os.path.commonprefix([old, new]))  # where the edit changed its line
+            where = checker.region(line, at)
+            scope = checker.scope(line)
+            local = change.kind in ("rename", "shape") and _local_name(checker.lines, scope, old, at)
+            local_to = scope if local else None
+        if checker.accepts(change, where, local_to):
+            return change
+    return None
+
+
+def _local_name(lines: list[str], scope: tuple[int, int] | None, old_line: str, at: int) -> bool:
+    """Is the name the edit changed (or annotated) at column `at` local to the function `scope`:
+    not an attribute (`obj.name`), and bound there (a parameter, an assignment, `for`/`as`)?"""
+    name = next((m for m in re.finditer(r"[A-Za-z_]\w*", old_line) if m.start() <= at <= m.end()), None)
+    if scope is None or name is None or old_line[:name.start()].rstrip().endswith("."):
+        return False
+    word = re.escape(name.group())
+    binding = re.compile(rf"(?<![\w.]){word}\s*(?:=(?!=)|:(?!:)|,|\)|\s+in\b)|\bas\s+{word}\b")
+    return any(binding.search(x) for x in lines[scope[0]:scope[1] + 1] + [old_line])
+
+
 def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None = None, mode: str = "both",
             path: str = "") -> Prediction | None:
     """Silence unless a pattern applies, or the model's rewrite is confident."""
@@ -38,7 +71,7 @@ def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None =
             near = [n for n, x in enumerate(lines) if x == new]
             line = min(near, key=lambda n: abs(n - line)) if near else -1
         if line >= 0:
-            change = propagate(text, line, old, new)
+            change = _checked(path, text, line, old, new)
             if change is not None:
                 return _from_change(text, change)
     if mode in ("model", "both") and engine is not None:

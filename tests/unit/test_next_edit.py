@@ -54,6 +54,34 @@ def test_silence():
     assert predict("a\nb\nc\n", [edit_between("m.py", "a\nc\n", "a\nb\nc\n")]) is None
 
 
+def test_predictions_that_make_no_sense_where_they_land_are_silent():
+    def after(before: str, edited: str, path: str = "m.py"):
+        """The prediction after the user edited `before` into `edited` (one line changed)."""
+        return predict(edited, [edit_between(path, before, edited)], path=path)
+
+    # a local renamed in one function is not renamed in another function, nor in prose
+    before = ('def f(value):\n    """Return value."""\n    x = value + 1\n    return value\n\n\n'
+              'def g(value):\n    return value\n')
+    edited = before.replace("x = value + 1", "x = value_num + 1", 1)
+    p = after(before, edited)
+    assert p is not None and p.start_line == 3 and p.new_lines == ("    return value_num",)
+    edited = edited.replace("    return value\n\n", "    return value_num\n\n", 1)
+    p = after(edited.replace("    return value_num\n\n", "    return value\n\n"), edited)
+    assert p.new_lines == ("def f(value_num):",)  # the parameter, not the docstring, not g
+    # a trailing comment answers that line's own warning: not carried to other lines
+    before = "a = f(x)\nb = f(y)\n"
+    assert after(before, "a = f(x)  # type: ignore[misc]\nb = f(y)\n") is None
+    # an annotation goes to a value of the same kind only
+    before = "    self.done = False\n    self.items = list(x)\n    self.seen = False\n"
+    p = after(before, before.replace("self.done = False", "self.done: bool = False"))
+    assert p is not None and p.new_lines == ("    self.seen: bool = False",)
+    # a module alias is no local: renamed wherever it is used
+    before = "import typing as _t\n\n\ndef f(x: _t.Any) -> _t.Any:\n    return x\n"
+    edited = before.replace("import typing as _t", "import typing as t")
+    p = after(before, edited)
+    assert p is not None and p.new_lines == ("def f(x: t.Any) -> _t.Any:",)
+
+
 def test_history_coalesces_keystrokes_and_is_bounded():
     h = EditHistory(pause_s=1.0)
     h.opened("u", "x = compute(1)\ny = 2\n")
