@@ -188,7 +188,8 @@ def _value_kind(rest: str) -> str:
 
 
 def _shape(old: str, new: str) -> tuple[re.Pattern, str, str] | None:
-    """`self.x = False` → `self.x: bool = False`: an insertion right after a name, in a line whose
+    """`self.x = False` → `self.x: bool = False`: an annotation inserted right after the name an
+    assignment binds (nothing else: `t.Container` → `t.Container[t.Any]` is no shape), in a line whose
     other tokens stay. Generalised over the name (the next attribute gets the same annotation),
     with the tokens around kept: the token before the name, and what follows up to the next
     non-space token (not followed by another operator character, so `==` is not `=`); and only
@@ -205,8 +206,8 @@ def _shape(old: str, new: str) -> tuple[re.Pattern, str, str] | None:
     k = 0
     while k < len(rest) and not rest[k].strip():
         k += 1
-    if k >= len(rest) or IDENT.match(rest[k]) or not inserted.strip():
-        return None
+    if k >= len(rest) or rest[k] != "=" or not inserted.lstrip().startswith(":"):
+        return None  # an annotation put before an assignment's `=`, nothing else
     indent = re.escape(old[: len(old) - len(old.lstrip())])
     right = re.escape("".join(rest[:k + 1]))
     regex = re.compile(rf"^{indent}(?:.*?){re.escape(a[i1 - 2])}([A-Za-z_]\w*){right}(?![=<>!])")
