@@ -5,6 +5,7 @@ is not renamed in prose), nor the other way round; and a prediction that would m
 parse worse is no prediction (`# noqa` inserted mid-line, an annotation on a `class` line)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from lsp_server.next_edit.patterns import Change
@@ -79,6 +80,17 @@ class Checker:
         if local_to is not None and not (local_to[0] <= change.line <= local_to[1]):
             return False
         line = self.lines[change.line]
+        return self.parses(change.line, [line[:change.start] + change.text + line[change.end:]])
+
+    def accepts_lines(self, start: int, new_lines: list[str], where: str) -> bool:
+        """The same for a hunk replacing len(new_lines) lines from `start`."""
+        if self.parser is None:
+            return True
+        at = len(os.path.commonprefix([self.lines[start], new_lines[0]]))
+        return self.region(start, at) == where and self.parses(start, new_lines)
+
+    def parses(self, start: int, new_lines: list[str]) -> bool:
+        """No more syntax errors with lines start.. replaced by new_lines (as many)."""
         lines = list(self.lines)
-        lines[change.line] = line[:change.start] + change.text + line[change.end:]
+        lines[start:start + len(new_lines)] = new_lines
         return _errors(self.parser.parse("\n".join(lines).encode("utf-8")).root_node) <= self.errors

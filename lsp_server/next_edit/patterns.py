@@ -224,3 +224,66 @@ def _core_len(p: Pattern, side: str) -> int:
         right += 1
     # the right context is one token; never count more than what is outside the change
     return (len(full_old) if side == "old" else len(full_new)) - p.lead - right
+
+
+# -- repeated substitutions ------------------------------------------------------------------
+# A systematic change (`t.Optional[X]` → `X | None`, `cookielib` → `http.cookiejar`) is made line
+# by line, often several substitutions per line. Every token-level replacement the recent edits
+# made, with SUB_CONTEXT tokens of context on its right and on its left (none for a change that
+# starts with a name: the name's start is its context), is a rule; a rule made at least twice (or
+# by the last edit) is applied, all together, to the next line it changes, and to the lines right
+# after it that it also changes (one hunk), below the edit only. Measured on bench/next_edit.py:
+# no repetition, or wrapping to the top, fired on too many silence cases.
+SUB_CONTEXT = 2
+SUB_REPEATS = 2
+
+
+def substitutions(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Rules (old, new) from changed line pairs, newest first: made SUB_REPEATS times, or by the
+    newest pair. Comments inserted are no rule (they answer one line's warning)."""
+    seen: dict[tuple[str, str], int] = {}
+    newest: set[tuple[str, str]] = set()
+    for k, (old, new) in enumerate(reversed(pairs)):
+        a, b = tokens(old), tokens(new)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            # a change that starts with a name needs no left context: the name's start is one
+            left = "" if i1 < i2 and IDENT.match(a[i1]) else "".join(a[max(0, i1 - SUB_CONTEXT):i1])
+            right = "".join(a[i2:i2 + SUB_CONTEXT])
+            rule = (left + "".join(a[i1:i2]) + right, left + "".join(b[j1:j2]) + right)
+            if len(rule[0].strip()) < 3 or COMMENT_OPENER.search("".join(b[j1:j2])):
+                continue
+            seen[rule] = seen.get(rule, 0) + 1
+            if k == 0:
+                newest.add(rule)
+    return [r for r, n in seen.items() if n >= SUB_REPEATS or r in newest]
+
+
+def substitute(line: str, rules: list[tuple[str, str]]) -> str:
+    for old, new in rules:
+        if old in line and not (old in new and new in line):  # not where it is made already
+            if IDENT.match(old[:1]):  # from a name's start: not inside another name (or after a dot)
+                line = re.sub(rf"(?<![\w.]){re.escape(old)}", lambda _: new, line)
+            else:
+                line = line.replace(old, new)
+    return line
+
+
+def repeated(text: str, edit_line: int, rules: list[tuple[str, str]]) -> Iterator[tuple[int, list[str]]]:
+    """(first line, new lines) of each hunk the rules make below the edit, nearest first; a hunk
+    runs over consecutive lines the rules change."""
+    if not rules:
+        return
+    lines = text.split("\n")
+    for n in range(edit_line + 1, len(lines)):  # onwards only: wrapping to the top fired on silence cases
+        new = substitute(lines[n], rules)
+        if new == lines[n]:
+            continue
+        block = [new]
+        while n + len(block) < len(lines) and n + len(block) != edit_line:
+            nxt = substitute(lines[n + len(block)], rules)
+            if nxt == lines[n + len(block)]:
+                break
+            block.append(nxt)
+        yield n, block

@@ -1,5 +1,5 @@
-"""The next edit from the text and the recent edits: pattern propagation first (fast, exact),
-then, when an engine is given, the model's rewrite of the region around the cursor; else silence."""
+"""The next edit from the text and the recent edits: pattern propagation first (fast, exact), then
+the next hunk of a substitution the recent edits repeated, then, when an engine is given, the model's rewrite of the region around the cursor; else silence."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from lsp_server.next_edit.history import Edit
 from lsp_server.next_edit.checks import Checker
-from lsp_server.next_edit.patterns import Change, candidates
+from lsp_server.next_edit.patterns import Change, candidates, repeated, substitutions
 
 MODES = ("pattern", "model", "both")
 MAX_CANDIDATES = 8  # places tried for a pattern: each costs a parse
@@ -47,6 +47,28 @@ def _checked(path: str, text: str, line: int, old: str, new: str) -> Change | No
     return None
 
 
+def _repeated(path: str, text: str, line: int, pairs: list[tuple[str, str]]) -> Prediction | None:
+    """The next hunk of a systematic substitution (patterns.repeated), checked like a pattern."""
+    rules = substitutions(pairs)
+    checker = None
+    for n, (start, new_lines) in enumerate(repeated(text, line, rules)):
+        if n == MAX_CANDIDATES:
+            return None
+        if checker is None:
+            checker = Checker(path, text)
+            old, new = pairs[-1]
+            where = checker.region(line, len(os.path.commonprefix([old, new])))
+        if checker.accepts_lines(start, new_lines, where):
+            old_line = checker.lines[start]
+            change = None
+            if len(new_lines) == 1:  # one line: the changed characters, for ghost text
+                a = len(os.path.commonprefix([old_line, new_lines[0]]))
+                b = len(os.path.commonprefix([old_line[a:][::-1], new_lines[0][a:][::-1]]))
+                change = Change(start, a, len(old_line) - b, new_lines[0][a:len(new_lines[0]) - b], "repeat")
+            return Prediction(start, start + len(new_lines), tuple(new_lines), "pattern", change)
+    return None
+
+
 def _local_name(lines: list[str], scope: tuple[int, int] | None, old_line: str, at: int) -> bool:
     """Is the name the edit changed (or annotated) at column `at` local to the function `scope`:
     not an attribute (`obj.name`), and bound there (a parameter, an assignment, `for`/`as`)?"""
@@ -72,6 +94,10 @@ def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None =
             line = min(near, key=lambda n: abs(n - line)) if near else -1
         if line >= 0:
             change = _checked(path, text, line, old, new)
+            hunk = _repeated(path, text, line, [(o, n) for e in edits for _, o, n in e.pairs])
+            if hunk is not None and (change is None or hunk.start_line == change.line
+                                     and hunk.new_lines[0] != _from_change(text, change).new_lines[0]):
+                return hunk  # on the pattern's own line, more substitutions: the whole hunk
             if change is not None:
                 return _from_change(text, change)
     if mode in ("model", "both") and engine is not None:

@@ -82,6 +82,25 @@ def test_predictions_that_make_no_sense_where_they_land_are_silent():
     assert p is not None and p.new_lines == ("def f(x: t.Any) -> _t.Any:",)
 
 
+def test_a_repeated_substitution_makes_the_next_hunk():
+    from lsp_server.next_edit.patterns import substitutions
+
+    v0 = ("a: t.List[int] = []\nz: t.List[int] = []\nb: t.Dict[str, int] = {}\nn = 1\n"
+          "c: t.Dict[str, t.List[int]] = {}\nd: t.List[int] = [1]\ne = 2\n")
+    v1 = v0.replace(": t.List[int] = []\nz: t.List[int]", ": list[int] = []\nz: list[int]")  # twice: a rule
+    v2 = v1.replace("b: t.Dict[str, int]", "b: dict[str, int]")  # the newest edit: a rule
+    edits = [edit_between("m.py", v0, v1), edit_between("m.py", v1, v2)]
+    p = predict(v2, edits, path="m.py")
+    # both substitutions on line 5, and line 6 with it: one hunk, as the user would make it
+    assert (p.start_line, p.end_line) == (4, 6)
+    assert p.new_lines == ("c: dict[str, list[int]] = {}", "d: list[int] = [1]")
+    assert as_line_edit(p) == {"start_line": 5, "end_line": 6,
+                               "new_text": "c: dict[str, list[int]] = {}\nd: list[int] = [1]\n"}
+    # a rule made once, by an older edit, is no rule yet; inserted comments never are
+    rules = substitutions([("x = f(a)", "x = g(a)"), ("y = 1", "y = 2  # why")])
+    assert ("f(a)", "g(a)") not in [(o.strip(), n.strip()) for o, n in rules] and not any("#" in n for _, n in rules)
+
+
 def test_history_coalesces_keystrokes_and_is_bounded():
     h = EditHistory(pause_s=1.0)
     h.opened("u", "x = compute(1)\ny = 2\n")
