@@ -199,8 +199,14 @@ def on_close(ls: TandemServer, params: types.DidCloseTextDocumentParams) -> None
     ls.next_edit.closed(params.text_document.uri)
 
 
+async def _next_edit(ls: TandemServer, uri: str, norm: str, eol: str) -> dict | None:
+    """The next-edit answer for this text, computed on a worker thread (tree-sitter parses)."""
+    edits = ls.next_edit.recent(uri)  # the history belongs to the event loop
+    return await asyncio.to_thread(ls.next_edit.suggest, uri, norm, eol, edits)
+
+
 @server.feature("tandem/nextEdit")
-def on_next_edit(ls: TandemServer, params) -> dict | None:
+async def on_next_edit(ls: TandemServer, params) -> dict | None:
     """{textDocument: {uri}, position} → {uri, range, newText} | null (DESIGN.md §3)."""
     doc_id = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
     if doc_id is None and isinstance(params, dict):
@@ -210,8 +216,8 @@ def on_next_edit(ls: TandemServer, params) -> dict | None:
         return None
     doc = ls.workspace.get_text_document(uri)
     version = doc.version
-    result = ls.next_edit.suggest(uri, normalise_eol(doc.source), detect_eol(doc.source))
-    if result is None or ls.workspace.get_text_document(uri).version != version:
+    result = await _next_edit(ls, uri, normalise_eol(doc.source), detect_eol(doc.source))
+    if result is None or uri not in ls.workspace.text_documents or ls.workspace.get_text_document(uri).version != version:
         return None  # never a suggestion for text that has moved on
     return result
 
@@ -234,7 +240,9 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
     line = text[line_start: line_end if line_end >= 0 else len(text)]
-    ahead = ls.next_edit.suggest(uri, text, detect_eol(raw))
+    ahead = await _next_edit(ls, uri, text, detect_eol(raw))
+    if uri not in ls.workspace.text_documents or ls.workspace.get_text_document(uri).version != version:
+        return []  # the text moved on while predicting
     if ahead and ahead["range"]["start"]["line"] == pos.line and ahead["range"]["start"]["character"] >= pos.character:
         # the predicted next edit is on this line, at or after the cursor: ghost text that
         # replaces from the cursor to the end of the predicted range

@@ -12,6 +12,7 @@ class NextEditService:
     def __init__(self) -> None:
         self.history = EditHistory()
         self.stats = {"requests": 0, "predicted": 0, "shown": 0, "accepted": 0, "rejected": 0}
+        self._last: dict[str, tuple] = {}  # uri → (text hash and edits, answer): one per open document
 
     def opened(self, uri: str, text: str) -> None:
         self.history.opened(uri, text)
@@ -21,12 +22,30 @@ class NextEditService:
 
     def closed(self, uri: str) -> None:
         self.history.forget(uri)
+        self._last.pop(uri, None)
 
-    def suggest(self, uri: str, norm: str, eol: str = "\n") -> dict | None:
-        """{range, newText} in LSP terms (UTF-16 columns of the lines), or None. Pattern
-        propagation only: the model path does not pay (bench/next_edit.py) and would block."""
+    def recent(self, uri: str) -> list:
+        """The document's recent edits, taken on the event loop (the history is the loop's)."""
         self.stats["requests"] += 1
-        prediction = predict(norm, self.history.recent(uri), mode="pattern", path=uri)
+        return self.history.recent(uri)
+
+    def suggest(self, uri: str, norm: str, eol: str = "\n", edits: list | None = None) -> dict | None:
+        """{range, newText} in LSP terms (UTF-16 columns of the lines), or None. Pattern
+        propagation only: the model path does not pay (bench/next_edit.py) and would block.
+        Pure given `edits` (from recent()), so it may run on a worker thread; the last answer
+        per document is kept, since inline completion and tandem/nextEdit ask for the same text."""
+        if edits is None:
+            edits = self.recent(uri)
+        key = (hash(norm), eol, tuple(e.diff for e in edits))
+        cached = self._last.get(uri)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        result = self._answer(uri, norm, eol, edits)
+        self._last[uri] = (key, result)
+        return result
+
+    def _answer(self, uri: str, norm: str, eol: str, edits: list) -> dict | None:
+        prediction = predict(norm, edits, mode="pattern", path=uri)
         if prediction is None:
             return None
         self.stats["predicted"] += 1
