@@ -1,4 +1,4 @@
-"""tree-sitter facts the expander needs: error counts and where definitions end."""
+"""tree-sitter facts: error counts (the expander, next-edit checks) and where definitions end."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,9 +18,12 @@ def _tree(path: str, text: str):
 def error_count(path: str, text: str) -> int | None:
     """ERROR and MISSING nodes in the parse, or None without a grammar."""
     tree = _tree(path, text)
-    if tree is None:
-        return None
-    count, stack = 0, [tree.root_node]
+    return None if tree is None else count_errors(tree.root_node)
+
+
+def count_errors(root) -> int:
+    """ERROR and MISSING nodes under a tree-sitter node (only subtrees that have errors are walked)."""
+    count, stack = 0, [root]
     while stack:
         node = stack.pop()
         if node.is_error or node.is_missing:

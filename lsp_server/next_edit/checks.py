@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from lsp_server.apply.syntax import count_errors
 from lsp_server.next_edit.patterns import Change
 from lsp_server.retrieval.languages import grammar
 
@@ -16,17 +17,6 @@ STRING_NODES = frozenset({"string", "string_content", "template_string", "string
 COMMENT_NODES = frozenset({"comment", "line_comment", "block_comment"})
 FUNCTION_NODES = frozenset({"function_definition", "function_declaration", "method_definition", "function_item",
                             "method_declaration", "arrow_function", "function_expression"})
-
-
-def _errors(root) -> int:
-    count, stack = 0, [root]
-    while stack:
-        node = stack.pop()
-        if node.is_error or node.is_missing:
-            count += 1
-        if node.has_error:
-            stack.extend(node.children)
-    return count
 
 
 class Checker:
@@ -42,7 +32,7 @@ class Checker:
 
             self.parser = Parser(g[0])
             self.tree = self.parser.parse(text.encode("utf-8"))
-            self.errors = _errors(self.tree.root_node)
+            self.errors = count_errors(self.tree.root_node)
 
     def region(self, line: int, column: int) -> str:
         """code | string | comment at a position (code-point column)."""
@@ -93,4 +83,4 @@ class Checker:
         """No more syntax errors with lines start.. replaced by new_lines (as many)."""
         lines = list(self.lines)
         lines[start:start + len(new_lines)] = new_lines
-        return _errors(self.parser.parse("\n".join(lines).encode("utf-8")).root_node) <= self.errors
+        return count_errors(self.parser.parse("\n".join(lines).encode("utf-8")).root_node) <= self.errors
