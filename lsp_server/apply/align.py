@@ -207,19 +207,20 @@ def _weak(ops: list[Op], counts: Counter, s: list[str], marker: list[bool]) -> s
 
 
 def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0,
-          retype: int = 1) -> list[Op]:
+          retype: int = 1, unmatched: frozenset[int] = frozenset()) -> list[Op]:
     """The alignment path: every original line once (edge/cover/match/drop), every sketch line
     once (match/new, markers through their cover ops), in output order. `trivial_reward` > 0
     makes `}` and closing-quote lines anchor too: the second opinion when the first result does not parse;
     `retype` > 1 makes re-typing a line the file has once that much costlier than matching it is
-    good: the second opinion when the first result repeats such a line.
+    good: the second opinion when the first result repeats such a line; `unmatched` sketch lines
+    may not match (they are written anew: code the sketch moved).
 
     A sketch with markers says everything about the file: where it does not begin or end with a
     marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
     of the file is a fragment: the lines around it are kept (edge)."""
     free_edges = not any(marker)
     orig = _prepare(o)
-    banned: frozenset[int] = frozenset()
+    banned = unmatched
     ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype)
     for _ in range(rounds):
         weak = _weak(ops, orig.counts, s, marker) - banned

@@ -30,6 +30,7 @@ MIN_CONFIDENCE = 0.5
 OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker keeps...
 REACH = 80   # ...and for a line found at most twice in the file
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
+MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
@@ -114,6 +115,14 @@ def _clean(sketch: str) -> list[str]:
     return lines
 
 
+class _Moved(ApplyError):
+    """A marker amid new lines stands for nothing; run_after: the sketch lines matched next."""
+
+    def __init__(self, message: str, run_after: frozenset[int]) -> None:
+        super().__init__(message)
+        self.run_after = run_after
+
+
 class _Expander:
     def __init__(self, original: str, sketch: str, path: str, chooser: Chooser | None):
         self.path, self.chooser = path, chooser
@@ -143,8 +152,12 @@ class _Expander:
         except ApplyError as first:
             # Second opinion, by what went wrong: a result that does not parse is aligned again
             # with brackets and docstring quotes as anchors; one that repeats a once-only line,
-            # with re-typing such a line made costly (the sketch showed it as context). Only a
-            # result that passes every check is taken; otherwise the first reason stands.
+            # with re-typing such a line made costly (the sketch showed it as context); a marker
+            # that stands for nothing amid new lines, with the lines matched right after it
+            # written anew (the sketch moved them there). Only a result that passes every check
+            # is taken; otherwise the first reason stands.
+            if isinstance(first, _Moved):
+                return self.moved(first)
             if "would not parse" in str(first):
                 retry, why = {"trivial_reward": 3}, "brackets and quotes as anchors"
             elif "would repeat" in str(first):
@@ -160,8 +173,32 @@ class _Expander:
             result.notes.append(f"aligned on the second try ({why})")
             return result
 
-    def attempt(self, trivial_reward: int = 0, retype: int = 1) -> Expansion:
-        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward, retype=retype)
+    def moved(self, first: _Moved) -> Expansion:
+        """Code the sketch moved: its lines after the empty marker matched their old place, which
+        left the marker nothing. Those lines (one run) are written anew instead, and their old
+        place is dropped; up to MOVES runs, as long as each retry fails the same way further on."""
+        unmatched: frozenset[int] = frozenset()
+        failure = first
+        for _ in range(MOVES):
+            run = failure.run_after
+            if not run or run <= unmatched:
+                break
+            unmatched |= run
+            self.confidence, self.notes = 1.0, []
+            try:
+                result = self.attempt(unmatched=unmatched)
+            except _Moved as again:
+                failure = again
+                continue
+            except ApplyError:
+                break
+            result.confidence = round(result.confidence * 0.85, 3)
+            result.notes.append(f"moved code: {len(unmatched)} sketch lines written anew at their new place")
+            return result
+        raise first
+
+    def attempt(self, trivial_reward: int = 0, retype: int = 1, unmatched: frozenset[int] = frozenset()) -> Expansion:
+        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward, retype=retype, unmatched=unmatched)
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
         if not matched and any(self.marker) and self.edited_definition(ops):
             self.penalise(0.85, "located by an edited definition line only")
@@ -272,8 +309,16 @@ class _Expander:
             before = next((j for j in range(i - 1, -1, -1) if self.s[j].strip()), None)
             after = next((j for j in range(i + 1, len(self.s)) if self.s[j].strip()), None)
             if before is not None and after is not None and kind.get(before) == "new" and kind.get(after) == "new":
-                raise ApplyError(f"the marker on sketch line {i + 1} stands for code the file does not have there "
-                                 "(moved or removed code?)")
+                # the first run of matched lines after the marker: where the moved code may have anchored
+                later = [j for j in range(after, len(self.s)) if not self.marker[j] and self.s[j].strip()]
+                start = next((k for k, j in enumerate(later) if kind.get(j) == "match"), None)
+                run: set[int] = set()
+                for j in later[start:] if start is not None else []:
+                    if kind.get(j) != "match":
+                        break
+                    run.add(j)
+                raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
+                             "(moved or removed code?)", frozenset(run))
 
     def whole_bodies(self, ops: list[Op]) -> list[Op]:
         """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker
