@@ -42,7 +42,7 @@ IMPORT = re.compile(r"^(?:import\s|from\s+\S+\s+import\s|#include\s|use\s|requir
 
 @dataclass(frozen=True)
 class Op:
-    kind: str  # edge | cover | match | new | drop
+    kind: str  # edge | cover | match | new | drop | blank (added by the expander's spacing)
     o: int     # original line index (-1 for new)
     s: int     # sketch line index (-1 for edge/drop)
 
@@ -143,12 +143,13 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
         kept[i + 1] = a
         rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
         costs.append((sid, match, ins, SIMILAR_SUB if sig_id >= 0 else ins + 1, sig_id))
-    return _trace(rows, kept, o_ids, o_sig, costs, s, marker, n, m, free_edges)
+    return _trace(rows, kept, o_ids, o_sig, o_indent, o_blank, costs, s, marker, n, m, free_edges)
 
 
-def _trace(rows, kept, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -> list[Op]:
+def _trace(rows, kept, o_ids, o_sig, o_indent, o_blank, costs, s, marker, n, m, free_edges: bool) -> list[Op]:
     """Walk the cheapest path back; at equal cost prefer match, then a new line, then a
-    replaced line, then a dropped one."""
+    replaced line, then a dropped one; a marker covers as much as it can at that cost (original
+    lines are kept rather than replaced)."""
     ops: list[Op] = []
     j = int(np.argmin(rows[m])) if free_edges else n
     ops.extend(Op("edge", x, -1) for x in range(n - 1, j - 1, -1))  # trailing lines left out
@@ -158,9 +159,12 @@ def _trace(rows, kept, o_ids, o_sig, costs, s, marker, n, m, free_edges: bool) -
         if marker[i]:
             if prev[j] + EMPTY == target:  # covers nothing
                 continue
-            k = j - 1  # covers o[k:j], starting where the line before ends without a drop
-            while kept[i][k] != target:
+            width, k, start = costs[i][0], j - 1, None  # covers o[start:j], starting where the line
+            while k >= 0 and (o_indent[k] >= width or o_blank[k]):  # before ends without a drop
+                if kept[i][k] == target:
+                    start = k
                 k -= 1
+            k = start
             ops.extend(Op("cover", x, i) for x in range(j - 1, k - 1, -1))
             j, target = k, kept[i][k]
             continue

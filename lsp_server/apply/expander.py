@@ -35,6 +35,8 @@ RETYPE = 4  # second opinion: re-typing a once-only line costs this many times i
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
+DEFINITION_START = re.compile(r"^\s*(?:@\w|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:])")  # a decorator opens its definition
+STUB = re.compile(r"^\s*(?:async\s+)?def\s.*:\s*\.\.\.\s*(?:#.*)?$")  # `def f(x) -> int: ...` (overloads stand together)
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
@@ -216,6 +218,7 @@ class _Expander:
         ops = self.place_floating(ops)
         ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
         self.check_markers(ops)
+        ops = self.spaced(ops)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         return self.finish(self.emit(ops), [op for op in ops if op.kind != "drop"])
@@ -506,6 +509,41 @@ class _Expander:
         best = min(known)
         return gaps.index(best) if gaps.count(best) == 1 else None
 
+    def spaced(self, ops: list[Op]) -> list[Op]:
+        """A definition the sketch wrote right after the file's code (or the file's definition
+        right after code the sketch wrote) with no blank line between: the blank lines the file
+        puts before definitions at that depth (PEP 8's two and one for Python when the file has no
+        example). A sketch that appends a method after `# ... existing code ...` rarely shows them."""
+        out: list[Op] = []
+        for op in ops:
+            line = self.emit([op])[0] if op.kind != "drop" else ""
+            prev = next((x for x in range(len(out) - 1, -1, -1) if out[x].kind != "drop"), None)
+            if prev is not None and op.kind != "drop" and DEFINITION_START.match(line):
+                before = self.emit([out[prev]])[0]
+                depth = len(indent_of(line))
+                sketch_wrote = op.kind == "new" or out[prev].kind == "new"
+                if sketch_wrote and before.strip() and len(indent_of(before)) >= depth \
+                        and not before.lstrip().startswith(("@", "#")) and not before.rstrip().endswith((":", "{", "(", ",")) \
+                        and not STUB.match(before):
+                    out.extend(Op("blank", -1, -1) for _ in range(self.blank_lines_before(depth)))
+            out.append(op)
+        return out
+
+    def blank_lines_before(self, depth: int) -> int:
+        """How many blank lines the file puts between code and a definition at this depth."""
+        seen: Counter = Counter()
+        for i, line in enumerate(self.o):
+            if not DEFINITION_START.match(line) or len(indent_of(line)) != depth:
+                continue
+            j = i - 1
+            while j >= 0 and not self.o[j].strip():
+                j -= 1
+            if j >= 0 and not self.o[j].lstrip().startswith(("@", "#")) and not self.o[j].rstrip().endswith(":"):
+                seen[i - 1 - j] += 1
+        if seen:
+            return seen.most_common(1)[0][0]
+        return (2 if depth == 0 else 1) if self.path.endswith((".py", ".pyi")) else 0
+
     # -- output -----------------------------------------------------------------------------
 
     def emit(self, ops: list[Op]) -> list[str]:
@@ -519,6 +557,8 @@ class _Expander:
                 out.append(o_line if not s_line or indent_of(s_line) == indent_of(o_line) else s_line)
             elif op.kind == "new":
                 out.append(self.ind.convert(self.s[op.s]))
+            elif op.kind == "blank":
+                out.append("")
         return out
 
     def duplicated(self, lines: list[str], ops: list[Op] | None) -> str | None:
