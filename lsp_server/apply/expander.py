@@ -515,16 +515,13 @@ class _Expander:
         puts before definitions at that depth (PEP 8's two and one for Python when the file has no
         example). A sketch that appends a method after `# ... existing code ...` rarely shows them."""
         out: list[Op] = []
-        for op in ops:
-            line = self.emit([op])[0] if op.kind != "drop" else ""
-            prev = next((x for x in range(len(out) - 1, -1, -1) if out[x].kind != "drop"), None)
-            if prev is not None and op.kind != "drop" and DEFINITION_START.match(line):
-                before = self.emit([out[prev]])[0]
-                depth = len(indent_of(line))
-                sketch_wrote = op.kind == "new" or out[prev].kind == "new"
-                if sketch_wrote and before.strip() and len(indent_of(before)) >= depth \
-                        and not before.lstrip().startswith(("@", "#")) and not before.rstrip().endswith((":", "{", "(", ",")) \
-                        and not STUB.match(before):
+        kept = [op for op in ops if op.kind != "drop"]  # dropped lines are not in the result
+        lines = self.emit(kept)
+        for k, (op, line) in enumerate(zip(kept, lines)):
+            if k > 0 and (op.kind == "new" or kept[k - 1].kind == "new") and DEFINITION_START.match(line):
+                before, depth = lines[k - 1], len(indent_of(line))
+                if before.strip() and len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
+                        and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
                     out.extend(Op("blank", -1, -1) for _ in range(self.blank_lines_before(depth)))
             out.append(op)
         return out
