@@ -7,7 +7,7 @@ current text); after the last hunk the answer is silence. Reported per mode: exa
 (same lines, same text), location rate (the predicted edit starts on the answer's first line),
 silence accuracy on the no-edit cases, overall exact (exact edits + correct silences), latency.
 
-    python bench/next_edit.py [--files 200] [--max-hunks 12]
+    python bench/next_edit.py [--files 200] [--max-hunks 12] [--model-tasks N] [--heldout]
 
 Prints one JSON object. Modes: pattern (pattern propagation, all tasks); with --model-tasks N,
 also model (the local model's rewrite of the region around the last edit) and both (pattern
@@ -84,13 +84,15 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=200)
     ap.add_argument("--max-hunks", type=int, default=12)
     ap.add_argument("--model-tasks", type=int, default=0, help="also run the model modes on an even sample of N tasks")
+    ap.add_argument("--heldout", action="store_true", help="release pairs the patterns were not tuned on")
     args = ap.parse_args()
+    pairs = ba.HELDOUT if args.heldout else ba.PAIRS
     from lsp_server.next_edit.history import parse_diff
     from lsp_server.next_edit.predict import as_line_edit, predict
 
     tasks: list[dict] = []
     files = 0
-    for name, v_old, v_new in ba.PAIRS:
+    for name, v_old, v_new in pairs:
         old_src, new_src = ba.wheel_sources(name, v_old), ba.wheel_sources(name, v_new)
         for path in sorted(set(old_src) & set(new_src)):
             if old_src[path] != new_src[path] and files < args.files:
@@ -105,7 +107,7 @@ def main() -> None:
             return as_line_edit(p) if p else None
         return run_one
 
-    result = {"benchmark": "next_edit", "pairs": [f"{n} {a}->{b}" for n, a, b in ba.PAIRS], "files": files,
+    result = {"benchmark": "next_edit", "pairs": [f"{n} {a}->{b}" for n, a, b in pairs], "files": files,
               "tasks": len(tasks), "edit_tasks": sum(t["answer"] is not None for t in tasks),
               "silence_tasks": sum(t["answer"] is None for t in tasks),
               "pattern": run(tasks, predictor("pattern"))}
