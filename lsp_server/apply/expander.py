@@ -36,6 +36,7 @@ CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's o
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
 DEFINITION_START = re.compile(r"^\s*(?:@\w|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:])")  # a decorator opens its definition
+HEADER_ENDS = ('"""', "'''")  # a module docstring's closing line
 STUB = re.compile(r"^\s*(?:async\s+)?def\s.*:\s*\.\.\.\s*(?:#.*)?$")  # `def f(x) -> int: ...` (overloads stand together)
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
@@ -218,6 +219,7 @@ class _Expander:
         ops = self.place_floating(ops)
         ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
         self.check_markers(ops)
+        ops = self.after_header(ops)
         ops = self.spaced(ops)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
@@ -508,6 +510,26 @@ class _Expander:
             return None
         best = min(known)
         return gaps.index(best) if gaps.count(best) == 1 else None
+
+    def after_header(self, ops: list[Op]) -> list[Op]:
+        """New code right after a marker whose last line ends a header (a comment, a docstring's
+        closing quotes), then the blank line the file has right there, matched to the sketch's
+        blank after the new code: the header keeps its blank line and the new code goes after it
+        (the file's `# license` + blank + code shape); the sketch's blank line is a new one."""
+        out = list(ops)
+        for k in range(1, len(out) - 1):
+            if out[k - 1].kind != "cover" or out[k].kind != "new" or not self.s[out[k].s].strip():
+                continue
+            last = self.o[out[k - 1].o].strip()
+            if not (last.startswith("#") or last in HEADER_ENDS):
+                continue
+            m = k
+            while m < len(out) and out[m].kind == "new" and self.s[out[m].s].strip():
+                m += 1
+            if m < len(out) and out[m].kind == "match" and out[m].o == out[k - 1].o + 1 and not self.o[out[m].o].strip():
+                blank = out[m]
+                out[k:m + 1] = [Op("cover", blank.o, out[k - 1].s)] + out[k:m] + [Op("new", -1, blank.s)]
+        return out
 
     def spaced(self, ops: list[Op]) -> list[Op]:
         """A definition the sketch wrote right after the file's code (or the file's definition

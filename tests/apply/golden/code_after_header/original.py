@@ -1,0 +1,9 @@
+# This file is dual licensed under the terms of the Apache License, Version
+# 2.0, and the BSD License.
+
+import re
+from typing import FrozenSet, NewType
+
+
+def canonical(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
