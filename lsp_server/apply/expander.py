@@ -33,7 +33,8 @@ NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botch
 MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
-SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
+SIBLING = 0.75
+SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
 DEFINITION_START = re.compile(r"^\s*(?:@\w|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:])")  # a decorator opens its definition
 HEADER_ENDS = ('"""', "'''")  # a module docstring's closing line
@@ -349,6 +350,15 @@ class _Expander:
             if old_body and all(IMPORT.match(n) and any(difflib.SequenceMatcher(None, n, b).ratio() >= SIBLING
                                                         for b in old_body) for n in new_lines):
                 continue  # imports next to the block's imports: added to it, not replacing it
+            if len(new_lines) * SHORT_BODY < len(old_body) and not set(new_lines) & set(old_body) \
+                    and not DEFINITION.match(self.o[op.o].strip()):
+                # an `if`/`for` body of a few new lines over a long old one with nothing in common:
+                # lines added at the top of the block (the marker then stands for its rest), or a
+                # rewrite? (A function's new body after its `def` is a rewrite: that is how sketches
+                # replace a function.)
+                raise ApplyError(f"the sketch writes {len(new_lines)} line(s) after {self.o[op.o].strip()[:50]!r} "
+                                 f"(original line {op.o + 1}) and then a marker: it may replace the "
+                                 f"{len(old_body)}-line block or add to it")
             last_new = next(self.s[out[x].s] for x in range(m - 1, k, -1) if out[x].kind == "new" and self.s[out[x].s].strip())
             if CLOSER.match(self.o[end].strip()) and not CLOSER.match(last_new.strip()):
                 end -= 1  # the sketch's run stops before the closing brace: keep the original's
