@@ -238,11 +238,12 @@ SUB_CONTEXT = 2
 SUB_REPEATS = 2
 
 
-def substitutions(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Rules (old, new) from changed line pairs, newest first: made SUB_REPEATS times, or by the
-    newest pair. Comments inserted are no rule (they answer one line's warning)."""
+def substitutions(pairs: list[tuple[str, str]], newest: bool = True) -> list[tuple[str, str]]:
+    """Rules (old, new) from changed line pairs, oldest first: made SUB_REPEATS times, or by the
+    newest pair when it is the last edit's (`newest`). Comments inserted are no rule (they answer
+    one line's warning)."""
     seen: dict[tuple[str, str], int] = {}
-    newest: set[tuple[str, str]] = set()
+    first: set[tuple[str, str]] = set()
     for k, (old, new) in enumerate(reversed(pairs)):
         a, b = tokens(old), tokens(new)
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
@@ -255,9 +256,9 @@ def substitutions(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
             if len(rule[0].strip()) < 3 or COMMENT_OPENER.search("".join(b[j1:j2])):
                 continue
             seen[rule] = seen.get(rule, 0) + 1
-            if k == 0:
-                newest.add(rule)
-    return [r for r, n in seen.items() if n >= SUB_REPEATS or r in newest]
+            if k == 0 and newest:
+                first.add(rule)
+    return [r for r, n in seen.items() if n >= SUB_REPEATS or r in first]
 
 
 def substitute(line: str, rules: list[tuple[str, str]]) -> str:

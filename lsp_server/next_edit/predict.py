@@ -47,9 +47,10 @@ def _checked(path: str, text: str, line: int, old: str, new: str) -> Change | No
     return None
 
 
-def _repeated(path: str, text: str, line: int, pairs: list[tuple[str, str]]) -> Prediction | None:
-    """The next hunk of a systematic substitution (patterns.repeated), checked like a pattern."""
-    rules = substitutions(pairs)
+def _repeated(path: str, text: str, line: int, pairs: list[tuple[str, str]], newest: bool = True) -> Prediction | None:
+    """The next hunk of a systematic substitution (patterns.repeated), checked like a pattern.
+    newest: the last pair is the last edit's (its rules count even when made once)."""
+    rules = substitutions(pairs, newest)
     checker = None
     for n, (start, new_lines) in enumerate(repeated(text, line, rules)):
         if n == MAX_CANDIDATES:
@@ -100,6 +101,15 @@ def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None =
                 return hunk  # on the pattern's own line, more substitutions: the whole hunk
             if change is not None:
                 return _from_change(text, change)
+    elif mode in ("pattern", "both") and any(e.pairs for e in edits):
+        # the last edit added or removed lines: a substitution the user kept making still applies
+        # below it (the rules made twice by the earlier edits)
+        m = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", edits[-1].diff, re.MULTILINE)
+        if m:
+            pairs = [(o, n) for e in edits for _, o, n in e.pairs]
+            hunk = _repeated(path, text, min(int(m.group(1)), len(lines) - 1), pairs, newest=False)
+            if hunk is not None:
+                return hunk
     if mode in ("model", "both") and engine is not None:
         from lsp_server.next_edit.model import rewrite
 
