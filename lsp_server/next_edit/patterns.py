@@ -239,7 +239,7 @@ SUB_REPEATS = 2
 
 
 def substitutions(pairs: list[tuple[str, str]], newest: bool = True) -> list[tuple[str, str]]:
-    """Rules (old, new) from changed line pairs, oldest first: made SUB_REPEATS times, or by the
+    """Rules (old, new) from changed line pairs, newest first: made SUB_REPEATS times, or by the
     newest pair when it is the last edit's (`newest`). Comments inserted are no rule (they answer
     one line's warning)."""
     seen: dict[tuple[str, str], int] = {}
