@@ -142,6 +142,8 @@ class _Expander:
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
         self.confidence = 1.0
         self.notes: list[str] = []
+        self.last_lines: list[str] | None = None   # the latest result, before the last checks
+        self.repeat_ok: list[str] | None = None    # a result whose repeated line is intended
 
     def penalise(self, factor: float, note: str) -> None:
         self.confidence *= factor
@@ -168,11 +170,21 @@ class _Expander:
                 retry, why = {"retype": RETYPE}, "lines the file has once as anchors"
             else:
                 raise
+            first_lines = self.last_lines
             self.confidence, self.notes = 1.0, []
             try:
                 result = self.attempt(**retry)
-            except ApplyError:
-                raise first from None
+            except ApplyError as again:
+                if "would repeat" not in str(again) or self.last_lines != first_lines:
+                    raise first from None
+                # the same result however costly re-typing is made: the sketch writes that line
+                # again on purpose (new code copying a line); every other check still applies
+                self.repeat_ok, self.confidence, self.notes = first_lines, 1.0, []
+                try:
+                    result = self.attempt(**retry)
+                except ApplyError:
+                    raise first from None
+                why = "a repeated line kept: the alignment does not move under costly re-typing"
             result.confidence = round(result.confidence * 0.9, 3)
             result.notes.append(f"aligned on the second try ({why})")
             return result
@@ -622,8 +634,9 @@ class _Expander:
         return None
 
     def finish(self, lines: list[str], ops: list[Op] | None = None) -> Expansion:
+        self.last_lines = lines
         twice = self.duplicated(lines, ops)
-        if twice is not None:
+        if twice is not None and lines != self.repeat_ok:
             raise ApplyError(f"the result would repeat {twice[:60]!r}, which the file and the sketch each have once "
                              "(the sketch is ambiguous about what it replaces)")
         text = "\n".join(lines)
