@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from lsp_server.apply import imports, syntax
+from lsp_server.apply import imports, layout, syntax
 from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, signature, align, indent_of
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
@@ -36,9 +36,6 @@ CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's o
 SIBLING = 0.75
 SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous  # an import this alike to an import in a block's body is added to the body
 FENCE = re.compile(r"^\s*```")
-DEFINITION_START = re.compile(r"^\s*(?:@\w|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:])")  # a decorator opens its definition
-HEADER_ENDS = ('"""', "'''")  # a module docstring's closing line
-STUB = re.compile(r"^\s*(?:async\s+)?def\s.*:\s*\.\.\.\s*(?:#.*)?$")  # `def f(x) -> int: ...` (overloads stand together)
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
@@ -232,8 +229,9 @@ class _Expander:
         ops = self.place_floating(ops)
         ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
         self.check_markers(ops)
-        ops = self.after_header(ops)
-        ops = self.spaced(ops)
+        ops = layout.after_header(ops, self.o, self.s)
+        kept = [op for op in ops if op.kind != "drop"]  # what makes the result
+        ops = layout.spaced(kept, self.emit(kept), self.o, self.path)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         return self.finish(self.emit(ops), [op for op in ops if op.kind != "drop"])
@@ -532,58 +530,6 @@ class _Expander:
             return None
         best = min(known)
         return gaps.index(best) if gaps.count(best) == 1 else None
-
-    def after_header(self, ops: list[Op]) -> list[Op]:
-        """New code right after a marker whose last line ends a header (a comment, a docstring's
-        closing quotes), then the blank line the file has right there, matched to the sketch's
-        blank after the new code: the header keeps its blank line and the new code goes after it
-        (the file's `# license` + blank + code shape); the sketch's blank line is a new one."""
-        out = list(ops)
-        for k in range(1, len(out) - 1):
-            if out[k - 1].kind != "cover" or out[k].kind != "new" or not self.s[out[k].s].strip():
-                continue
-            last = self.o[out[k - 1].o].strip()
-            if not (last.startswith("#") or last in HEADER_ENDS):
-                continue
-            m = k
-            while m < len(out) and out[m].kind == "new" and self.s[out[m].s].strip():
-                m += 1
-            if m < len(out) and out[m].kind == "match" and out[m].o == out[k - 1].o + 1 and not self.o[out[m].o].strip():
-                blank = out[m]
-                out[k:m + 1] = [Op("cover", blank.o, out[k - 1].s)] + out[k:m] + [Op("new", -1, blank.s)]
-        return out
-
-    def spaced(self, ops: list[Op]) -> list[Op]:
-        """A definition the sketch wrote right after the file's code (or the file's definition
-        right after code the sketch wrote) with no blank line between: the blank lines the file
-        puts before definitions at that depth (PEP 8's two and one for Python when the file has no
-        example). A sketch that appends a method after `# ... existing code ...` rarely shows them."""
-        out: list[Op] = []
-        kept = [op for op in ops if op.kind != "drop"]  # dropped lines are not in the result
-        lines = self.emit(kept)
-        for k, (op, line) in enumerate(zip(kept, lines)):
-            if k > 0 and (op.kind == "new" or kept[k - 1].kind == "new") and DEFINITION_START.match(line):
-                before, depth = lines[k - 1], len(indent_of(line))
-                if before.strip() and len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
-                        and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
-                    out.extend(Op("blank", -1, -1) for _ in range(self.blank_lines_before(depth)))
-            out.append(op)
-        return out
-
-    def blank_lines_before(self, depth: int) -> int:
-        """How many blank lines the file puts between code and a definition at this depth."""
-        seen: Counter = Counter()
-        for i, line in enumerate(self.o):
-            if not DEFINITION_START.match(line) or len(indent_of(line)) != depth:
-                continue
-            j = i - 1
-            while j >= 0 and not self.o[j].strip():
-                j -= 1
-            if j >= 0 and not self.o[j].lstrip().startswith(("@", "#")) and not self.o[j].rstrip().endswith(":"):
-                seen[i - 1 - j] += 1
-        if seen:
-            return seen.most_common(1)[0][0]
-        return (2 if depth == 0 else 1) if self.path.endswith((".py", ".pyi")) else 0
 
     # -- output -----------------------------------------------------------------------------
 

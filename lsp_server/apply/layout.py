@@ -1,0 +1,67 @@
+"""Blank lines around what a sketch adds (pure): sketches rarely show them, files have a style.
+
+- A definition the sketch writes right after the file's code (or the file's definition right
+  after code the sketch wrote) gets the blank lines the file puts before definitions at that
+  depth — PEP 8's two and one in a Python file without an example. Not between overload stubs.
+- New code right after a header (comments, a module docstring's closing quotes) goes after the
+  header's blank line; the sketch's blank line after the new code is then a new one.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from lsp_server.apply.align import Op, indent_of
+
+DEFINITION_START = re.compile(r"^\s*(?:@\w|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:])")  # a decorator opens its definition
+STUB = re.compile(r"^\s*(?:async\s+)?def\s.*:\s*\.\.\.\s*(?:#.*)?$")  # `def f(x) -> int: ...` (overloads stand together)
+HEADER_ENDS = ('"""', "'''")  # a module docstring's closing line
+
+
+def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) -> list[Op]:
+    """Cover of a header, new lines, then the file's blank line right after the header matched to
+    the sketch's blank after the new lines → the cover takes the blank, the sketch's blank is new."""
+    out = list(ops)
+    for k in range(1, len(out) - 1):
+        if out[k - 1].kind != "cover" or out[k].kind != "new" or not sketch[out[k].s].strip():
+            continue
+        last = original[out[k - 1].o].strip()
+        if not (last.startswith("#") or last in HEADER_ENDS):
+            continue
+        m = k
+        while m < len(out) and out[m].kind == "new" and sketch[out[m].s].strip():
+            m += 1
+        if m < len(out) and out[m].kind == "match" and out[m].o == out[k - 1].o + 1 and not original[out[m].o].strip():
+            blank = out[m]
+            out[k:m + 1] = [Op("cover", blank.o, out[k - 1].s)] + out[k:m] + [Op("new", -1, blank.s)]
+    return out
+
+
+def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str], path: str) -> list[Op]:
+    """`kept`: the ops that make the result (no drops), `lines`: their text. Adds `blank` ops."""
+    out: list[Op] = []
+    for k, (op, line) in enumerate(zip(kept, lines)):
+        if k > 0 and (op.kind == "new" or kept[k - 1].kind == "new") and DEFINITION_START.match(line):
+            before, depth = lines[k - 1], len(indent_of(line))
+            if before.strip() and len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
+                    and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
+                out.extend(Op("blank", -1, -1) for _ in range(blank_lines_before(original, depth, path)))
+        out.append(op)
+    return out
+
+
+def blank_lines_before(original: Sequence[str], depth: int, path: str) -> int:
+    """How many blank lines the file puts between code and a definition at this depth."""
+    seen: Counter = Counter()
+    for i, line in enumerate(original):
+        if not DEFINITION_START.match(line) or len(indent_of(line)) != depth:
+            continue
+        j = i - 1
+        while j >= 0 and not original[j].strip():
+            j -= 1
+        if j >= 0 and not original[j].lstrip().startswith(("@", "#")) and not original[j].rstrip().endswith(":"):
+            seen[i - 1 - j] += 1
+    if seen:
+        return seen.most_common(1)[0][0]
+    return (2 if depth == 0 else 1) if path.endswith((".py", ".pyi")) else 0
