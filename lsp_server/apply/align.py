@@ -143,13 +143,15 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
         kept[i + 1] = a
         rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
         costs.append((sid, match, ins, SIMILAR_SUB if sig_id >= 0 else ins + 1, sig_id))
-    return _trace(rows, kept, o_ids, o_sig, o_indent, o_blank, costs, s, marker, n, m, free_edges)
+    return _trace(rows, kept, orig, costs, s, marker, free_edges)
 
 
-def _trace(rows, kept, o_ids, o_sig, o_indent, o_blank, costs, s, marker, n, m, free_edges: bool) -> list[Op]:
+def _trace(rows, kept, orig: _Original, costs, s, marker, free_edges: bool) -> list[Op]:
     """Walk the cheapest path back; at equal cost prefer match, then a new line, then a
     replaced line, then a dropped one; a marker covers as much as it can at that cost (original
     lines are kept rather than replaced)."""
+    n, m = orig.n, len(s)
+    o_ids, o_sig, o_indent, o_blank = orig.o_ids, orig.o_sig, orig.o_indent, orig.o_blank
     ops: list[Op] = []
     j = int(np.argmin(rows[m])) if free_edges else n
     ops.extend(Op("edge", x, -1) for x in range(n - 1, j - 1, -1))  # trailing lines left out

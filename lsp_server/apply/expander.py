@@ -33,8 +33,8 @@ NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botch
 MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
-SIBLING = 0.75
-SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous  # an import this alike to an import in a block's body is added to the body
+SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
+SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous
 FENCE = re.compile(r"^\s*```")
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
@@ -124,6 +124,18 @@ class _Moved(ApplyError):
         self.run_after = run_after
 
 
+class _Unparsable(ApplyError):
+    """The result parses worse than the original."""
+
+
+class _Repeated(ApplyError):
+    """The result repeats a once-only line; lines: that result."""
+
+    def __init__(self, message: str, lines: list[str]) -> None:
+        super().__init__(message)
+        self.lines = lines
+
+
 class _Expander:
     def __init__(self, original: str, sketch: str, path: str, chooser: Chooser | None):
         self.path, self.chooser = path, chooser
@@ -139,8 +151,7 @@ class _Expander:
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
         self.confidence = 1.0
         self.notes: list[str] = []
-        self.last_lines: list[str] | None = None   # the latest result, before the last checks
-        self.repeat_ok: list[str] | None = None    # a result whose repeated line is intended
+        self.errors_before: int | None = syntax.error_count(path, self.text)
 
     def penalise(self, factor: float, note: str) -> None:
         self.confidence *= factor
@@ -152,39 +163,36 @@ class _Expander:
             raise ApplyError("the sketch is empty")
         try:
             return self.attempt()
-        except ApplyError as first:
-            # Second opinion, by what went wrong: a result that does not parse is aligned again
-            # with brackets and docstring quotes as anchors; one that repeats a once-only line,
-            # with re-typing such a line made costly (the sketch showed it as context); a marker
-            # that stands for nothing amid new lines, with the lines matched right after it
-            # written anew (the sketch moved them there). Only a result that passes every check
-            # is taken; otherwise the first reason stands.
-            if isinstance(first, _Moved):
-                return self.moved(first)
-            if "would not parse" in str(first):
-                retry, why = {"trivial_reward": 3}, "brackets and quotes as anchors"
-            elif "would repeat" in str(first):
-                retry, why = {"retype": RETYPE}, "lines the file has once as anchors"
-            else:
-                raise
-            first_lines = self.last_lines
+        except _Moved as first:
+            return self.moved(first)
+        except _Unparsable as first:
+            return self.second_opinion(first, "brackets and quotes as anchors", trivial_reward=3)
+        except _Repeated as first:
+            return self.second_opinion(first, "lines the file has once as anchors", retype=RETYPE)
+
+    def second_opinion(self, first: ApplyError, why: str, **retry) -> Expansion:
+        """Align again by what went wrong: a result that does not parse with brackets and docstring
+        quotes as anchors; one that repeats a once-only line with re-typing such a line made
+        costly (the sketch showed it as context). If that repeat stays put, the sketch writes the
+        line again on purpose (new code copying a line): taken if every other check passes. Only
+        a result that passes every check is taken; otherwise the first reason stands."""
+        self.confidence, self.notes = 1.0, []
+        try:
+            result = self.attempt(**retry)
+        except _Repeated as again:
+            if not isinstance(first, _Repeated) or again.lines != first.lines:
+                raise first from None
             self.confidence, self.notes = 1.0, []
             try:
-                result = self.attempt(**retry)
-            except ApplyError as again:
-                if "would repeat" not in str(again) or self.last_lines != first_lines:
-                    raise first from None
-                # the same result however costly re-typing is made: the sketch writes that line
-                # again on purpose (new code copying a line); every other check still applies
-                self.repeat_ok, self.confidence, self.notes = first_lines, 1.0, []
-                try:
-                    result = self.attempt(**retry)
-                except ApplyError:
-                    raise first from None
-                why = "a repeated line kept: the alignment does not move under costly re-typing"
-            result.confidence = round(result.confidence * 0.9, 3)
-            result.notes.append(f"aligned on the second try ({why})")
-            return result
+                result = self.attempt(**retry, repeat_ok=first.lines)
+            except ApplyError:
+                raise first from None
+            why = "a repeated line kept: the alignment does not move under costly re-typing"
+        except ApplyError:
+            raise first from None
+        result.confidence = round(result.confidence * 0.9, 3)
+        result.notes.append(f"aligned on the second try ({why})")
+        return result
 
     def moved(self, first: _Moved) -> Expansion:
         """Code the sketch moved: its lines after the empty marker matched their old place, which
@@ -210,7 +218,8 @@ class _Expander:
             return result
         raise first
 
-    def attempt(self, trivial_reward: int = 0, retype: int = 1, unmatched: frozenset[int] = frozenset()) -> Expansion:
+    def attempt(self, trivial_reward: int = 0, retype: int = 1, unmatched: frozenset[int] = frozenset(),
+                repeat_ok: list[str] | None = None) -> Expansion:
         ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward, retype=retype, unmatched=unmatched)
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
         if not matched and any(self.marker) and self.edited_definition(ops):
@@ -231,10 +240,10 @@ class _Expander:
         self.check_markers(ops)
         ops = layout.after_header(ops, self.o, self.s)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
-        ops = layout.spaced(kept, self.emit(kept), self.o, self.path)
-        if any(op.kind == "edge" and self.o[op.o].strip() for op in ops):
+        kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path)
+        if any(op.kind == "edge" and self.o[op.o].strip() for op in kept):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
-        return self.finish(self.emit(ops), [op for op in ops if op.kind != "drop"])
+        return self.finish(lines, kept, repeat_ok)
 
     def edited_definition(self, ops: list[Op]) -> bool:
         """The sketch rewrote a definition's own line (`def greet(name):` → `def greet(name, x):`):
@@ -579,18 +588,18 @@ class _Expander:
             seen[line.rstrip()] = i
         return None
 
-    def finish(self, lines: list[str], ops: list[Op] | None = None) -> Expansion:
-        self.last_lines = lines
+    def finish(self, lines: list[str], ops: list[Op] | None = None, repeat_ok: list[str] | None = None) -> Expansion:
+        """The last checks; repeat_ok: a result whose repeated line is intended."""
         twice = self.duplicated(lines, ops)
-        if twice is not None and lines != self.repeat_ok:
-            raise ApplyError(f"the result would repeat {twice[:60]!r}, which the file and the sketch each have once "
-                             "(the sketch is ambiguous about what it replaces)")
+        if twice is not None and lines != repeat_ok:
+            raise _Repeated(f"the result would repeat {twice[:60]!r}, which the file and the sketch each have once "
+                            "(the sketch is ambiguous about what it replaces)", lines)
         text = "\n".join(lines)
         if self.final_newline or (not self.text and lines):
             text += "\n"
-        before, after = syntax.error_count(self.path, self.text), syntax.error_count(self.path, text)
+        before, after = self.errors_before, syntax.error_count(self.path, text)
         if before is not None and after is not None and after > before:
-            raise ApplyError(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
+            raise _Unparsable(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
         if self.confidence < MIN_CONFIDENCE:
             raise ApplyError(f"confidence {self.confidence:.2f} is below {MIN_CONFIDENCE}: " + "; ".join(self.notes))
         if self.eol != "\n":

@@ -38,17 +38,23 @@ def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) 
     return out
 
 
-def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str], path: str) -> list[Op]:
-    """`kept`: the ops that make the result (no drops), `lines`: their text. Adds `blank` ops."""
+def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
+           path: str) -> tuple[list[Op], list[str]]:
+    """`kept`: the ops that make the result (no drops), `lines`: their text. Both again, with
+    `blank` ops (and their empty lines) added."""
     out: list[Op] = []
+    text: list[str] = []
     for k, (op, line) in enumerate(zip(kept, lines)):
         if k > 0 and (op.kind == "new" or kept[k - 1].kind == "new") and DEFINITION_START.match(line):
             before, depth = lines[k - 1], len(indent_of(line))
             if before.strip() and len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
                     and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
-                out.extend(Op("blank", -1, -1) for _ in range(blank_lines_before(original, depth, path)))
+                blanks = blank_lines_before(original, depth, path)
+                out.extend(Op("blank", -1, -1) for _ in range(blanks))
+                text.extend([""] * blanks)
         out.append(op)
-    return out
+        text.append(line)
+    return out, text
 
 
 def blank_lines_before(original: Sequence[str], depth: int, path: str) -> int:
