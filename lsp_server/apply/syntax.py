@@ -6,13 +6,19 @@ from pathlib import Path
 from lsp_server.retrieval.languages import grammar
 
 
-def _tree(path: str, text: str):
+def parser_for(path: str):
+    """A tree-sitter Parser for the file's language, or None without a grammar."""
     g = grammar(Path(path).suffix.lower())
     if g is None:
         return None
     from tree_sitter import Parser
 
-    return Parser(g[0]).parse(text.encode("utf-8"))
+    return Parser(g[0])
+
+
+def _tree(path: str, text: str):
+    parser = parser_for(path)
+    return None if parser is None else parser.parse(text.encode("utf-8"))
 
 
 def error_count(path: str, text: str) -> int | None:

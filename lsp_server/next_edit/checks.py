@@ -6,11 +6,9 @@ parse worse is no prediction (`# noqa` inserted mid-line, an annotation on a `cl
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from lsp_server.apply.syntax import count_errors
+from lsp_server.apply.syntax import count_errors, parser_for
 from lsp_server.next_edit.patterns import Change
-from lsp_server.retrieval.languages import grammar
 
 STRING_NODES = frozenset({"string", "string_content", "template_string", "string_fragment", "raw_string_literal",
                           "interpreted_string_literal", "string_literal", "concatenated_string"})
@@ -23,14 +21,9 @@ class Checker:
     """One parse of the current text; each candidate costs one more parse."""
 
     def __init__(self, path: str, text: str) -> None:
-        g = grammar(Path(path).suffix.lower())
-        self.text = text
         self.lines = text.split("\n")
-        self.parser = None
-        if g is not None:
-            from tree_sitter import Parser
-
-            self.parser = Parser(g[0])
+        self.parser = parser_for(path)
+        if self.parser is not None:
             self.tree = self.parser.parse(text.encode("utf-8"))
             self.errors = count_errors(self.tree.root_node)
 

@@ -33,6 +33,11 @@ def edit_between(path: str, old: str, new: str) -> Edit | None:
     return parse_diff(path, diff[:MAX_DIFF_CHARS])
 
 
+def hunk_start(diff: str) -> int | None:
+    """1-based first line of a unified diff's first hunk in the text after it, or None."""
+    return next((int(m.group(3)) for m in map(HUNK.match, diff.split("\n")) if m), None)
+
+
 def parse_diff(path: str, diff: str) -> Edit:
     """Changed line pairs from a unified diff: a run of k removed lines followed by k added ones
     pairs up line by line (edits of lines, not insertions or deletions)."""

@@ -45,12 +45,17 @@ def tokens(line: str) -> list[str]:
     return TOKEN.findall(line)
 
 
+def _token_changes(old: str, new: str) -> tuple[list[str], list[str], list[tuple]]:
+    """Both lines' tokens and the opcodes where they differ."""
+    a, b = tokens(old), tokens(new)
+    return a, b, [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+
+
 def derive(old: str, new: str) -> Pattern | None:
     """The pattern of a one-line edit, or None when it is not a single local change."""
     if old == new or not old.strip() or not new.strip():
         return None
-    a, b = tokens(old), tokens(new)
-    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    a, b, ops = _token_changes(old, new)
     if len(ops) != 1:
         return None
     tag, i1, i2, j1, j2 = ops[0]
@@ -194,8 +199,7 @@ def _shape(old: str, new: str) -> tuple[re.Pattern, str, str] | None:
     with the tokens around kept: the token before the name, and what follows up to the next
     non-space token (not followed by another operator character, so `==` is not `=`); and only
     where the value is of the same kind (`bool` suits another `False`, not a call)."""
-    a, b = tokens(old), tokens(new)
-    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    a, b, ops = _token_changes(old, new)
     if len(ops) != 1 or ops[0][0] != "insert":
         return None
     _, i1, _, j1, j2 = ops[0]
@@ -245,10 +249,8 @@ def substitutions(pairs: list[tuple[str, str]], newest: bool = True) -> list[tup
     seen: dict[tuple[str, str], int] = {}
     first: set[tuple[str, str]] = set()
     for k, (old, new) in enumerate(reversed(pairs)):
-        a, b = tokens(old), tokens(new)
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-            if tag == "equal":
-                continue
+        a, b, ops = _token_changes(old, new)
+        for tag, i1, i2, j1, j2 in ops:
             # a change that starts with a name needs no left context: the name's start is one
             left = "" if i1 < i2 and IDENT.match(a[i1]) else "".join(a[max(0, i1 - SUB_CONTEXT):i1])
             right = "".join(a[i2:i2 + SUB_CONTEXT])
@@ -282,7 +284,7 @@ def repeated(text: str, edit_line: int, rules: list[tuple[str, str]]) -> Iterato
         if new == lines[n]:
             continue
         block = [new]
-        while n + len(block) < len(lines) and n + len(block) != edit_line:
+        while n + len(block) < len(lines):
             nxt = substitute(lines[n + len(block)], rules)
             if nxt == lines[n + len(block)]:
                 break

@@ -6,7 +6,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from lsp_server.next_edit.history import Edit
+from lsp_server.next_edit.history import Edit, hunk_start
 from lsp_server.next_edit.checks import Checker
 from lsp_server.next_edit.patterns import Change, candidates, repeated, substitutions
 
@@ -29,14 +29,27 @@ def _from_change(text: str, change: Change) -> Prediction:
                       "pattern", change)
 
 
-def _checked(path: str, text: str, line: int, old: str, new: str) -> Change | None:
+class _Lazy:
+    """The document's Checker (one parse), made when a first candidate needs it and shared by
+    the pattern and the repeated substitutions."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path, self.text, self._checker = path, text, None
+
+    def get(self) -> Checker:
+        if self._checker is None:
+            self._checker = Checker(self.path, self.text)
+        return self._checker
+
+
+def _checked(checkers: _Lazy, text: str, line: int, old: str, new: str) -> Change | None:
     """The nearest place for the pattern where it makes sense (checks.py), among the first few."""
     checker = None
     for n, change in enumerate(candidates(text, line, old, new)):
         if n == MAX_CANDIDATES:
             return None
         if checker is None:
-            checker = Checker(path, text)
+            checker = checkers.get()
             at = len(os.path.commonprefix([old, new]))  # where the edit changed its line
             where = checker.region(line, at)
             scope = checker.scope(line)
@@ -47,7 +60,8 @@ def _checked(path: str, text: str, line: int, old: str, new: str) -> Change | No
     return None
 
 
-def _repeated(path: str, text: str, line: int, pairs: list[tuple[str, str]], newest: bool = True) -> Prediction | None:
+def _repeated(checkers: _Lazy, text: str, line: int, pairs: list[tuple[str, str]],
+              newest: bool = True) -> Prediction | None:
     """The next hunk of a systematic substitution (patterns.repeated), checked like a pattern.
     newest: the last pair is the last edit's (its rules count even when made once)."""
     rules = substitutions(pairs, newest)
@@ -56,7 +70,7 @@ def _repeated(path: str, text: str, line: int, pairs: list[tuple[str, str]], new
         if n == MAX_CANDIDATES:
             return None
         if checker is None:
-            checker = Checker(path, text)
+            checker = checkers.get()
             old, new = pairs[-1]
             where = checker.region(line, len(os.path.commonprefix([old, new])))
         if checker.accepts_lines(start, new_lines, where):
@@ -87,6 +101,8 @@ def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None =
     if not edits:
         return None
     lines = text.split("\n")
+    checkers = _Lazy(path, text)
+    pairs = [(o, n) for e in edits for _, o, n in e.pairs]
     if mode in ("pattern", "both") and edits[-1].pairs:
         line, old, new = edits[-1].pairs[-1]
         if not (0 <= line < len(lines)) or lines[line] != new:
@@ -94,20 +110,20 @@ def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None =
             near = [n for n, x in enumerate(lines) if x == new]
             line = min(near, key=lambda n: abs(n - line)) if near else -1
         if line >= 0:
-            change = _checked(path, text, line, old, new)
-            hunk = _repeated(path, text, line, [(o, n) for e in edits for _, o, n in e.pairs])
-            if hunk is not None and (change is None or hunk.start_line == change.line
-                                     and hunk.new_lines[0] != _from_change(text, change).new_lines[0]):
+            change = _checked(checkers, text, line, old, new)
+            single = _from_change(text, change) if change is not None else None
+            hunk = _repeated(checkers, text, line, pairs)
+            if hunk is not None and (single is None or hunk.start_line == single.start_line
+                                     and hunk.new_lines[0] != single.new_lines[0]):
                 return hunk  # on the pattern's own line, more substitutions: the whole hunk
-            if change is not None:
-                return _from_change(text, change)
-    elif mode in ("pattern", "both") and any(e.pairs for e in edits):
+            if single is not None:
+                return single
+    elif mode in ("pattern", "both") and pairs:
         # the last edit added or removed lines: a substitution the user kept making still applies
         # below it (the rules made twice by the earlier edits)
-        m = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", edits[-1].diff, re.MULTILINE)
-        if m:
-            pairs = [(o, n) for e in edits for _, o, n in e.pairs]
-            hunk = _repeated(path, text, min(int(m.group(1)), len(lines) - 1), pairs, newest=False)
+        start = hunk_start(edits[-1].diff)
+        if start is not None:
+            hunk = _repeated(checkers, text, min(start, len(lines) - 1), pairs, newest=False)
             if hunk is not None:
                 return hunk
     if mode in ("model", "both") and engine is not None:
