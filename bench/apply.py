@@ -157,6 +157,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
     exact = failed = wrong = 0
     lat, chars, secs = [], 0, 0.0
     failures, wrongs = [], []
+    right: dict[str, bool] = {}  # case id → exact
     for c in cases:
         t0 = time.perf_counter()
         try:
@@ -166,6 +167,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
             failures.append(f"{c['id']} ({c['style']}): {str(exc)[:120]}")
         dt = time.perf_counter() - t0
         lat.append(dt * 1000)
+        right[c["id"]] = res == c["answer"]
         if res is None:
             failed += 1
         elif res == c["answer"]:
@@ -177,16 +179,14 @@ def run_expander(cases: list[dict], chooser) -> dict:
             wrongs.append(f"{c['id']} ({c['style']})")
     lat.sort()
     n = len(cases)
-    by_style = {}
-    for style in sorted({c["style"] for c in cases}):
-        ids = {c["id"] for c in cases if c["style"] == style}
-        bad = sum(1 for x in failures + wrongs if x.split(" (")[0] in ids and f"({style})" in x)
-        by_style[style] = round(1 - bad / len(ids), 4)
+
+    def rate(subset: list[dict]) -> float | None:
+        return round(sum(right[c["id"]] for c in subset) / len(subset), 4) if subset else None
+
+    by_style = {style: rate([c for c in cases if c["style"] == style]) for style in sorted({c["style"] for c in cases})}
     ruled = [c for c in cases if c["style"] != "bare"]  # bare sketches break the planner's sketch rules
-    ruled_ok = sum(1 for c in ruled if not any(x.split(" (")[0] == c["id"] and f"({c['style']})" in x
-                                             for x in failures + wrongs))
     return {"exact": round(exact / n, 4), "exact_by_style": by_style,
-            "exact_following_sketch_rules": round(ruled_ok / len(ruled), 4) if ruled else None, "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
+            "exact_following_sketch_rules": rate(ruled), "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
             "latency_ms_p50": round(lat[n // 2], 2), "latency_ms_p95": round(lat[int(n * 0.95)], 2),
             "output_chars_per_s": round(chars / secs) if secs else None,
             "failure_examples": failures[:6], "wrong_examples": wrongs[:10]}
