@@ -69,7 +69,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def cmd_plan(args) -> int:
-    from lsp_server.apply.change import Failure, expand_one, read_disk
+    from lsp_server.apply.change import Failure, expand_one, read_disk, refusal
     from lsp_server.config import Settings
     from lsp_server.planner.client import PlannerConfig, plan
     from lsp_server.planner.context import gather
@@ -92,13 +92,12 @@ def cmd_plan(args) -> int:
     chooser = _model_chooser(not args.no_model)
     result = plan(gathered.request, cfg)
     outcomes = [expand_one(root, s, read_disk, chooser) for s in result.sketches]
-    failures = [o for o in outcomes if isinstance(o, Failure)]
-    if not outcomes:
-        raise CannotApply("the planner proposed no edits")
-    if failures:
-        for f in failures:
-            print(f"tandem: {f.path}: {f.reason}", file=sys.stderr)
-        raise CannotApply(f"{len(failures)} of {len(outcomes)} sketches could not be applied with confidence; nothing was changed")
+    refused = refusal(outcomes)
+    if refused:
+        for f in outcomes:
+            if isinstance(f, Failure):
+                print(f"tandem: {f.path}: {f.reason}", file=sys.stderr)
+        raise CannotApply(refused)
     for c in outcomes:
         old = c.old or ""
         if args.dry_run:

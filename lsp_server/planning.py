@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lsp_server.apply.change import Failure, FileChange, expand_one, read_disk
+from lsp_server.apply.change import Failure, FileChange, expand_one, read_disk, refusal
 from lsp_server.apply.tiebreak import model_chooser
 from lsp_server.planner.client import PlannerConfig, PlannerError, plan
 from lsp_server.planner.context import gather
@@ -131,11 +131,9 @@ class PlanChange:
         base = {"sent": sent, "withheld": withheld,
                 "failed": [{"path": f.path, "reason": f.reason} for f in failures],
                 "summaries": {c.path: c.summary for c in changes}}
-        if not outcomes:
-            return {**base, "applied": False, "error": "the planner proposed no edits"}
-        if failures:
-            return {**base, "applied": False,
-                    "error": f"{len(failures)} of {total} sketches could not be applied with confidence; nothing was changed"}
+        refused = refusal(outcomes)
+        if refused:
+            return {**base, "applied": False, "error": refused}
         changes = await self.refresh_stale(changes, root, chooser, result.sketches)
         if isinstance(changes, str):
             return {**base, "applied": False, "error": changes}

@@ -199,6 +199,11 @@ def on_close(ls: TandemServer, params: types.DidCloseTextDocumentParams) -> None
     ls.next_edit.closed(params.text_document.uri)
 
 
+def _moved_on(ls: TandemServer, uri: str, version: int) -> bool:
+    """The document was closed or edited since `version`: an answer computed for it is stale."""
+    return uri not in ls.workspace.text_documents or ls.workspace.get_text_document(uri).version != version
+
+
 async def _next_edit(ls: TandemServer, uri: str, norm: str, eol: str) -> dict | None:
     """The next-edit answer for this text, computed on a worker thread (tree-sitter parses)."""
     edits = ls.next_edit.recent(uri)  # the history belongs to the event loop
@@ -217,7 +222,7 @@ async def on_next_edit(ls: TandemServer, params) -> dict | None:
     doc = ls.workspace.get_text_document(uri)
     version = doc.version
     result = await _next_edit(ls, uri, normalise_eol(doc.source), detect_eol(doc.source))
-    if result is None or uri not in ls.workspace.text_documents or ls.workspace.get_text_document(uri).version != version:
+    if result is None or _moved_on(ls, uri, version):
         return None  # never a suggestion for text that has moved on
     return result
 
@@ -241,7 +246,7 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     line_end = text.find("\n", at)
     line = text[line_start: line_end if line_end >= 0 else len(text)]
     ahead = await _next_edit(ls, uri, text, detect_eol(raw))
-    if uri not in ls.workspace.text_documents or ls.workspace.get_text_document(uri).version != version:
+    if _moved_on(ls, uri, version):
         return []  # the text moved on while predicting
     if ahead and ahead["range"]["start"]["line"] == pos.line and ahead["range"]["start"]["character"] >= pos.character:
         # the predicted next edit is on this line, at or after the cursor: ghost text that
@@ -257,7 +262,7 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     suggestion = await ls.service.suggest(uri, text[:at], text[at:])
     if suggestion is None:
         return []
-    if ls.workspace.text_documents.get(uri) is None or ls.workspace.get_text_document(uri).version != version:
+    if _moved_on(ls, uri, version):
         ls.service.stats.stale += 1
         return []
     insert = suggestion.text.replace("\n", detect_eol(raw))

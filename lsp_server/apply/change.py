@@ -66,15 +66,24 @@ def expand_one(root: Path, sketch: FileSketch, read: Callable[[Path], str | None
         if old is None:
             if target.exists() and target.is_dir():
                 return Failure(sketch.path, "it is a directory")
-            lines = sketch.sketch.replace("\r\n", "\n").split("\n")
-            if any(is_marker(x) for x in lines):
+            text = sketch.sketch.replace("\r\n", "\n")
+            if any(is_marker(x) for x in text.split("\n")):
                 return Failure(sketch.path, "the file does not exist but the sketch elides existing code")
-            text = sketch.sketch.replace("\r\n", "\n").rstrip("\n") + "\n"
-            return FileChange(sketch.path, target, None, text, sketch.summary)
+            return FileChange(sketch.path, target, None, text.rstrip("\n") + "\n", sketch.summary)
         result = expand(old, sketch.sketch, sketch.path, chooser=chooser)
         return FileChange(sketch.path, target, old, result.text, sketch.summary, result.confidence, result.notes)
     except ApplyError as exc:
         return Failure(sketch.path, str(exc))
+
+
+def refusal(outcomes: list[FileChange | Failure]) -> str | None:
+    """Why a plan's outcomes may not be applied (all or nothing), or None when they may."""
+    if not outcomes:
+        return "the planner proposed no edits"
+    failures = sum(isinstance(o, Failure) for o in outcomes)
+    if failures:
+        return f"{failures} of {len(outcomes)} sketches could not be applied with confidence; nothing was changed"
+    return None
 
 
 def read_disk(path: Path) -> str | None:
