@@ -137,10 +137,10 @@ def device_line(setting: str) -> str:
     provider this onnxruntime build has (the engine still checks that it really runs)."""
     import onnxruntime as ort
 
-    from lsp_server.inference.device import PROVIDERS, plan
+    from lsp_server.inference.device import has_provider, plan
 
     available = ort.get_available_providers()
-    first = next(d for d in plan(setting, available) if d == "cpu" or PROVIDERS[d] in available)
+    first = next(d for d in plan(setting, available) if has_provider(d, available))
     return (f"device: {first} (tandem.device={setting}; onnxruntime {ort.__version__} providers: "
             f"{', '.join(p.removesuffix('ExecutionProvider') for p in available)})")
 

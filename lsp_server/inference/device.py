@@ -47,6 +47,11 @@ def plan(device: str, available: list[str]) -> list[str]:
     return [device, "cpu"]
 
 
+def has_provider(device: str, available: list[str]) -> bool:
+    """This onnxruntime build can run `device` at all (the CPU always)."""
+    return device == "cpu" or PROVIDERS[device] in available
+
+
 def providers_for(device: str) -> tuple[str, ...]:
     return (PROVIDERS[device],) if device == "cpu" else (PROVIDERS[device], "CPUExecutionProvider")
 
@@ -57,7 +62,7 @@ def choose(device: str, available: list[str], trial: Callable[[tuple[str, ...]],
     whatever the successful trial left in `trial.result` (the session)."""
     reasons: list[str] = []
     for cand in plan(device, available):
-        if cand != "cpu" and PROVIDERS[cand] not in available:
+        if not has_provider(cand, available):
             reasons.append(f"{cand}: this onnxruntime build has no {PROVIDERS[cand]} "
                            f"(install the GPU build: pip install 'tandem-lsp[gpu]')")
             continue

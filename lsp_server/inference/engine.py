@@ -66,8 +66,7 @@ class Engine:
             trial.result = dec
             return dec.providers
 
-        choice, decoder = choose(device, ort.get_available_providers(), trial)
-        return choice, decoder
+        return choose(device, ort.get_available_providers(), trial)
 
     def warm_up(self) -> None:
         """One short generation so the first user request does not pay for lazy ORT init."""
