@@ -59,14 +59,15 @@ def choose_snippets(index: CodeIndex, path: str, prefix: str, max_snippets: int 
     seen: set[tuple[str, int]] = set()
     used = 0
 
-    def take(chunk, text: str) -> None:
+    def take(chunk, text: str) -> bool:
         nonlocal used
         key = (chunk.path, chunk.start_line)
         if key in seen or chunk.path == path or used + len(text) > budget_chars:
-            return
+            return False
         seen.add(key)
         used += len(text)
         chosen.append(Snippet(chunk.path, text))
+        return True
 
     names: list[str] = []
     for line in reversed(recent[-6:]):  # nearest first
@@ -79,9 +80,7 @@ def choose_snippets(index: CodeIndex, path: str, prefix: str, max_snippets: int 
             break
         for chunk in index.definitions(name, exclude_path=path)[:1]:
             if chunk.kind in SIGNATURE_KINDS:
-                before = len(chosen)
-                take(chunk, signature(chunk.text))
-                signatures += len(chosen) - before
+                signatures += take(chunk, signature(chunk.text))
     for hit in index.search(query, k=8, mode="lexical"):
         if len(chosen) >= max_snippets:
             break
