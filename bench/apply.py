@@ -14,11 +14,12 @@ merges (returned text != answer), latency p50/p95 per file and output characters
 with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
 the local model to rewrite the whole file from original + sketch.
 
-    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout]
+    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh]
 
 "exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
 model to keep the lines around each change, which bare sketches do not. --heldout runs other
-release pairs, which the expander's rules were not tuned on.
+release pairs, which the expander's rules were not tuned on; --fresh a second such set, added when
+the first had guided fixes.
 
 Prints one JSON object.
 """
@@ -46,6 +47,9 @@ PAIRS = [("attrs", "23.2.0", "24.2.0"), ("click", "8.1.3", "8.1.7"), ("requests"
 # Pairs the expander's rules were never tuned on (--heldout): a check that they generalise.
 HELDOUT = [("packaging", "23.2", "24.1"), ("pluggy", "1.3.0", "1.5.0"), ("httpx", "0.26.0", "0.27.0"),
            ("urllib3", "2.1.0", "2.2.1"), ("platformdirs", "4.1.0", "4.2.2")]
+# A second held-out set, added once the first had guided fixes (--fresh): measured before any tuning.
+FRESH = [("anyio", "4.2.0", "4.4.0"), ("more-itertools", "10.1.0", "10.3.0"), ("sqlparse", "0.4.4", "0.5.0"),
+         ("filelock", "3.13.1", "3.15.4"), ("tomlkit", "0.12.1", "0.13.0"), ("python-dateutil", "2.8.2", "2.9.0.post0")]
 CACHE = Path.home() / ".cache" / "tandem-bench" / "packages"
 MARKERS = ["# ... existing code ...", "# ... rest of the code unchanged ...", "# ...", "# (unchanged code omitted)",
            "# ... existing code (unchanged) ..."]
@@ -55,7 +59,9 @@ TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|\.
 
 def wheel_sources(name: str, version: str) -> dict[str, str]:
     CACHE.mkdir(parents=True, exist_ok=True)
-    pick = lambda: [w for w in CACHE.glob("*.whl") if w.name.lower().startswith(f"{name}-{version}-")]  # noqa: E731
+    stem = re.sub(r"[-_.]+", "_", name).lower()  # wheel names normalise the project's name (PEP 491)
+    pick = lambda: [w for w in CACHE.glob("*.whl")  # noqa: E731
+                    if re.sub(r"[-_.]+", "_", w.name.lower()).startswith(f"{stem}_{version.replace('.', '_')}_")]
     if not pick():
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
                         "-d", str(CACHE), f"{name}=={version}"], check=True)
@@ -222,8 +228,9 @@ def main() -> None:
     ap.add_argument("--baseline-files", type=int, default=3)
     ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
     ap.add_argument("--heldout", action="store_true", help="the release pairs the rules were not tuned on")
+    ap.add_argument("--fresh", action="store_true", help="a second held-out set of release pairs")
     args = ap.parse_args()
-    pairs = HELDOUT if args.heldout else PAIRS
+    pairs = FRESH if args.fresh else HELDOUT if args.heldout else PAIRS
     cases = make_cases(args.files, pairs)
     styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions", "bare")}
     result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in pairs], "files": len(cases),
