@@ -90,7 +90,9 @@ class _Indenter:
             if o.strip():
                 d = len(indent_of(o)) - len(indent_of(self._tabs(s)))
                 deltas[d] = deltas.get(d, 0) + 1
-        if deltas:
+        # Lines kept at their own depth say the sketch is written in the file's columns; the
+        # others are lines it re-indents (a block taken out of a `try:`), not a shifted fragment.
+        if deltas and deltas.get(0, 0) < 2:
             self.offset = max(deltas.items(), key=lambda kv: kv[1])[0]
 
     def convert(self, line: str) -> str:
@@ -242,8 +244,24 @@ class _Expander:
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in kept):
+            if not self.fragment(kept):
+                self.penalise(0.95, "no markers: the sketch is the whole new file")
+                return self.finish([self.ind.convert(x) if x.strip() else x for x in self.s])
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         return self.finish(lines, kept, repeat_ok)
+
+    def fragment(self, ops: list[Op]) -> bool:
+        """A sketch without markers describes the whole file (the planner's prompt says so). One
+        that opens and closes with lines of the file, leaving lines of the file on either side,
+        is a fragment breaking that rule, kept lenient: the lines around it stay. Ending in new
+        code with much of the file unshown, it is neither: refused rather than guessed."""
+        shown = [op for op in ops if op.s >= 0 and self.s[op.s].strip()]
+        if shown and shown[0].kind == "match" and shown[-1].kind == "match":
+            return True
+        if 2 * len(shown) >= sum(1 for x in self.o if x.strip()):
+            return False
+        raise ApplyError("the sketch has no markers and ends in new code without the lines around it: "
+                         "cannot tell whether it replaces the rest of the file")
 
     def edited_definition(self, ops: list[Op]) -> bool:
         """The sketch rewrote a definition's own line (`def greet(name):` → `def greet(name, x):`):
@@ -549,8 +567,9 @@ class _Expander:
                 out.append(self.o[op.o])
             elif op.kind == "match":
                 o_line, s_line = self.o[op.o], self.ind.convert(self.s[op.s])
-                # same text: the original's whitespace; indentation changed by the sketch: the sketch's
-                out.append(o_line if not s_line or indent_of(s_line) == indent_of(o_line) else s_line)
+                # a blank line keeps the original's whitespace; otherwise the sketch's line is the new
+                # text (it may re-indent the line or drop its trailing spaces)
+                out.append(o_line if not s_line else s_line)
             elif op.kind == "new":
                 out.append(self.ind.convert(self.s[op.s]))
             elif op.kind == "blank":

@@ -52,9 +52,15 @@ def test_ambiguous_insertion_uses_the_tie_breaker():
 def test_sketch_without_markers_replaces_the_file_or_keeps_the_rest():
     original = "a = 1\nb = 2\nc = 3\nd = 4\n"
     assert expand(original, "a = 1\nb = 20\nc = 3\nd = 4\n", "m.py").text == "a = 1\nb = 20\nc = 3\nd = 4\n"
-    # a fragment from the middle without markers: the lines around it stay
-    result = expand(original, "b = 2\nc = 30\n", "m.py")
-    assert result.text == "a = 1\nb = 2\nc = 30\nd = 4\n" and result.confidence < 1
+    # a fragment from the middle without markers, opening and closing with the file's lines: the lines around it stay
+    original = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n"
+    result = expand(original, "b = 2\nc = 30\nd = 4\n", "m.py")
+    assert result.text == "a = 1\nb = 2\nc = 30\nd = 4\ne = 5\n" and result.confidence < 1
+    # ending in new code, it is the whole file (as the planner's prompt says)...
+    assert expand(original, "# header\nb = 2\nc = 3\nf = 6\n", "m.py").text == "# header\nb = 2\nc = 3\nf = 6\n"
+    # ...unless it is much shorter than the file: then nobody can tell
+    with pytest.raises(ApplyError, match="no markers"):
+        expand(original * 3, "c = 3\nf = 6\n", "m.py")
 
 
 def test_markdown_fence_and_indented_marker_inside_a_function():
