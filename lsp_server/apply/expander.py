@@ -37,6 +37,7 @@ SIBLING = 0.75  # an import this alike to an import in a block's body is added t
 SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous
 FENCE = re.compile(r"^\s*```")
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
+FUNCTION_OPENER = re.compile(r"^(?:async\s+)?def\s")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
 # A tie-breaker gets the candidate full texts and returns the index of the likeliest, or None.
@@ -104,6 +105,19 @@ class _Indenter:
         if self.offset < 0:
             return line[min(-self.offset, len(indent_of(line))):]
         return line
+
+
+def _in_function(lines: Sequence[str], k: int) -> bool:
+    """Is lines[k] inside a function body (by indentation: an enclosing line opening a `def`)?"""
+    width = len(indent_of(lines[k]))
+    for line in reversed(lines[:k]):
+        if line.strip() and len(indent_of(line)) < width:
+            if FUNCTION_OPENER.match(line.strip()):
+                return True
+            width = len(indent_of(line))
+            if width == 0:
+                return False
+    return False
 
 
 def _clean(sketch: str) -> list[str]:
@@ -536,9 +550,11 @@ class _Expander:
         return pick
 
     def above_first_user(self, trials: list[list[Op]], core: list[int]) -> int | None:
-        """A new top-level `def`/`class` goes right above the first line that uses its name (the
-        helper-above-its-caller convention): the trial with the fewest lines between the block and
-        that use, when the name is used after the block at all."""
+        """A new top-level `def`/`class` goes right above the first line that uses its name when
+        that line runs at import time (top level, a class body, a decorator): it must come after
+        the definition, and helpers sit right above their first caller. The trial with the fewest
+        lines between the block and that use. A use inside a function body runs later and says
+        nothing about the place (sqlparse's `class Over`, used in a method 60 lines below it)."""
         head = self.s[core[0]]
         m = NEW_DEFINITION.match(head)
         if m is None:
@@ -549,9 +565,9 @@ class _Expander:
         for trial in trials:
             at = next(k for k, op in enumerate(trial) if op.kind == "new" and op.s == core[-1])
             lines = self.emit(trial)
-            gap = next((k - at for k in range(at + 1, len(trial))
-                        if not (trial[k].kind == "new" and trial[k].s in block) and use.search(lines[k])), None)
-            gaps.append(gap)
+            k = next((k for k in range(at + 1, len(trial))
+                      if not (trial[k].kind == "new" and trial[k].s in block) and use.search(lines[k])), None)
+            gaps.append(None if k is None or _in_function(lines, k) else k - at)
         known = [g for g in gaps if g is not None]
         if not known:
             return None

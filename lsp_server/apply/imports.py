@@ -3,9 +3,10 @@
 Pure functions. A sketch that adds `import collections.abc as cabc` with no context fits after any
 blank line of the header; a person puts it in the block of its kind (`__future__`, standard
 library, third party, relative) at its sorted place, and so do isort and ruff. Two orders are in
-common use: by module with `import m` before `from m import x` (isort's force_sort_within_sections,
-ruff's default) and all `import` lines before all `from` lines (isort's default). The file's own
-blocks say which one it follows; a file sorted by neither gets no answer."""
+common use: all `import` lines before all `from` lines (the default of isort and ruff) and by
+module with `import m` before `from m import x` (their force-sort-within-sections). The file's own
+blocks say which one it follows (the default when they fit both: a block of `from` lines only); a
+file sorted by neither gets no answer."""
 from __future__ import annotations
 
 import re
@@ -40,8 +41,8 @@ def section(key: Key) -> int:
 
 
 ORDERS: tuple[Callable[[Key], tuple], ...] = (
-    lambda k: (k[0], k[1], k[2]),   # by module, `import m` first
     lambda k: (k[1], k[0], k[2]),   # all `import` lines, then all `from` lines
+    lambda k: (k[0], k[1], k[2]),   # by module, `import m` first
 )
 
 
