@@ -1,8 +1,8 @@
 """Blank lines around what a sketch adds (pure): sketches rarely show them, files have a style.
 
-- A definition the sketch writes right after the file's code (or the file's definition right
-  after code the sketch wrote) gets the blank lines the file puts before definitions at that
-  depth — PEP 8's two and one in a Python file without an example. Not between overload stubs.
+- A definition the sketch writes after the file's code (or the file's definition after code or
+  blank lines the sketch wrote) gets at least the blank lines the file puts before definitions at
+  that depth — PEP 8's two and one in a Python file without an example. Not between overload stubs.
 - New code right after a header (comments, a module docstring's closing quotes) goes after the
   header's blank line; the sketch's blank line after the new code is then a new one.
 """
@@ -44,12 +44,18 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
     `blank` ops (and their empty lines) added."""
     out: list[Op] = []
     text: list[str] = []
-    for k, (op, line) in enumerate(zip(kept, lines)):
-        if k > 0 and (op.kind == "new" or kept[k - 1].kind == "new") and DEFINITION_START.match(line):
-            before, depth = lines[k - 1], len(indent_of(line))
-            if before.strip() and len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
+    for op, line in zip(kept, lines):
+        j = len(text) - 1  # the code before this line, past blank lines
+        while j >= 0 and not text[j].strip():
+            j -= 1
+        gap = len(text) - 1 - j
+        # the sketch wrote the definition, or the code or blank lines right before it
+        written = op.kind == "new" or any(x.kind in ("new", "blank") for x in out[max(j, 0):])
+        if j >= 0 and written and DEFINITION_START.match(line):
+            before, depth = text[j], len(indent_of(line))
+            if len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
                     and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
-                blanks = blank_lines_before(original, depth, path)
+                blanks = blank_lines_before(original, depth, path) - gap  # fewer than the file's: topped up
                 out.extend(Op("blank", -1, -1) for _ in range(blanks))
                 text.extend([""] * blanks)
         out.append(op)
