@@ -37,6 +37,7 @@ SIBLING = 0.75  # an import this alike to an import in a block's body is added t
 SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous
 FENCE = re.compile(r"^\s*```")
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
+FUTURE = re.compile(r"^from\s+__future__\s+import\s")
 FUNCTION_OPENER = re.compile(r"^(?:async\s+)?def\s")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
@@ -424,7 +425,8 @@ class _Expander:
         """New lines between two markers with no line of context (blank lines aside): the
         programme's placement is one of several equally cheap ones, so check that only one
         place fits, or let the tie-breaker choose, or refuse."""
-        for a, b in self.floating_runs():
+        matched = {op.s for op in ops if op.kind == "match"}
+        for a, b in self.floating_runs(matched):
             in_run = set(range(a, b + 1))
             positions = [k for k, op in enumerate(ops) if op.s in in_run and op.kind in ("new", "match")]
             if not positions:
@@ -445,7 +447,8 @@ class _Expander:
             # a marker between two new blocks stands for something; code goes after the imports
             sensible = [p for p in points if not (p == 0 and lo > 0 and ops[lo - 1].kind == "new")
                         and not (p == len(region) and hi < len(ops) and ops[hi].kind == "new")
-                        and (IMPORT.match(self.s[core[0]].strip()) or not self.amid_imports(region, p))]
+                        and (IMPORT.match(self.s[core[0]].strip()) or not self.amid_imports(region, p))
+                        and not self.before_future(region, p)]
             points = sensible or points
             sorted_at = self.import_place(region, core)
             if sorted_at is not None:
@@ -459,8 +462,10 @@ class _Expander:
             ops[lo:hi] = self.placed(region, chosen, core_lines, lead, trailing)
         return ops
 
-    def floating_runs(self) -> list[tuple[int, int]]:
-        """Sketch spans [a, b] strictly between two markers holding no line found in the file."""
+    def floating_runs(self, matched: set[int] | None = None) -> list[tuple[int, int]]:
+        """Sketch spans [a, b] strictly between two markers holding no line found in the file (or,
+        given the alignment's matched sketch lines, none it matched: a new method whose
+        `if not self._closed:` the file has elsewhere is placed like any new block)."""
         keys = self.counts
         # an edited definition line (`def greet(name):` → `def greet(name, x):`) anchors its run
         defs = {signature(x.strip()) for x in self.o if DEFINITION.match(x.strip())}
@@ -468,7 +473,8 @@ class _Expander:
         runs = []
         for m1, m2 in zip(marks, marks[1:]):
             body = [i for i in range(m1 + 1, m2) if self.s[i].strip()]
-            anchored = any((self.s[i].strip() in keys and not TRIVIAL.match(self.s[i].strip()))
+            anchored = any((self.s[i].strip() in keys and not TRIVIAL.match(self.s[i].strip())
+                            and (matched is None or i in matched))
                            or (DEFINITION.match(self.s[i].strip()) and signature(self.s[i].strip()) in defs)
                            for i in body)
             if body and not anchored:
@@ -491,6 +497,11 @@ class _Expander:
         before = next((self.o[i] for i in range(at - 1, -1, -1) if self.o[i].strip()), "")
         after = next((self.o[i] for i in range(at, len(self.o)) if self.o[i].strip()), "")
         return all(imports.import_key(x) is not None for x in (before, after))
+
+    def before_future(self, region: list[int], p: int) -> bool:
+        """Would offset p of region put code above a `from __future__` import (which must come first)?"""
+        at = region[p] if p < len(region) else region[-1] + 1
+        return at <= max((i for i, x in enumerate(self.o[:at + 1]) if FUTURE.match(x)), default=-1)
 
     def loose(self, op: Op, marker: int) -> bool:
         """Ops around a floating run that may move: lines its markers cover, blank lines."""
