@@ -451,6 +451,10 @@ class _Expander:
                         and not self.before_future(region, p)]
             points = sensible or points
             sorted_at = self.import_place(region, core)
+            if sorted_at is None and (moved := self.to_import_block(ops, lo, hi, in_run, core)) is not None:
+                ops = moved
+                self.penalise(0.95, "new imports placed where the file's import order puts them")
+                continue
             if sorted_at is not None:
                 chosen = sorted_at
                 self.penalise(0.95, "new imports placed where the file's import order puts them")
@@ -490,6 +494,27 @@ class _Expander:
         new = [self.ind.convert(self.s[i]) for i in core if self.s[i].strip()]
         places = {imports.sorted_place(lines, line) for line in new}
         return places.pop() if len(places) == 1 else None
+
+    def to_import_block(self, ops: list[Op], lo: int, hi: int, in_run: set[int], core: list[int]) -> list[Op] | None:
+        """New imports whose sorted place lies outside the lines their markers happen to cover
+        (two runs of new imports share the header: the alignment gave one run a blank line) but
+        with no line the sketch shows between here and there: the ops with the run moved there."""
+        if not self.path.endswith((".py", ".pyi")):
+            return None
+        places = {imports.sorted_place(self.o, self.ind.convert(self.s[i])) for i in core}
+        if len(places) != 1 or None in places:
+            return None
+        target = places.pop()
+        rest = [op for op in ops if not (op.s in in_run and op.kind == "new")]
+        at = next((k for k, op in enumerate(rest) if op.o == target and op.kind != "drop"), None)
+        if target < len(self.o) and at is None:
+            return None
+        at = len(rest) if at is None else at
+        here = lo if at <= lo else hi - sum(1 for op in ops[lo:hi] if op.s in in_run and op.kind == "new")
+        between = rest[min(at, here):max(at, here)]
+        if any(op.kind == "match" and self.o[op.o].strip() for op in between):
+            return None  # the sketch shows a line of the file between: the imports belong on this side of it
+        return rest[:at] + [Op("new", -1, i) for i in core] + rest[at:]
 
     def amid_imports(self, region: list[int], p: int) -> bool:
         """Is offset p of region between two top-level import lines (blank lines aside)?"""
