@@ -455,6 +455,11 @@ class _Expander:
                 ops = moved
                 self.penalise(0.95, "new imports placed where the file's import order puts them")
                 continue
+            if sorted_at is None and self.first_imports(core):
+                start = imports.code_start(self.o)  # no import yet: at the top of the code (PEP 8)
+                sorted_at = next((x for x, o in enumerate(region) if o == start), None)
+                if sorted_at is None and start == region[-1] + 1:
+                    sorted_at = len(region)
             if sorted_at is not None:
                 chosen = sorted_at
                 self.penalise(0.95, "new imports placed where the file's import order puts them")
@@ -515,6 +520,11 @@ class _Expander:
         if any(op.kind == "match" and self.o[op.o].strip() for op in between):
             return None  # the sketch shows a line of the file between: the imports belong on this side of it
         return rest[:at] + [Op("new", -1, i) for i in core] + rest[at:]
+
+    def first_imports(self, core: list[int]) -> bool:
+        """New Python imports, and the file has no top-level import yet."""
+        return self.path.endswith((".py", ".pyi")) and not imports.has_imports(self.o) \
+            and all(imports.import_key(self.ind.convert(self.s[i])) for i in core if self.s[i].strip())
 
     def amid_imports(self, region: list[int], p: int) -> bool:
         """Is offset p of region between two top-level import lines (blank lines aside)?"""

@@ -84,3 +84,29 @@ def sorted_place(lines: Sequence[str], new_line: str) -> int | None:
         return None
     before = [end for start, end in mine[0] if order(keys[start]) <= order(key)]
     return before[-1] if before else mine[0][0][0]
+
+
+def code_start(lines: Sequence[str]) -> int:
+    """Index of the first line after the file's header: comments (shebang, encoding, licence),
+    blank lines, the module docstring and `from __future__` imports. PEP 8 puts imports there
+    when the file has none yet."""
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        if not line or line.startswith("#") or line.startswith("from __future__ "):
+            i += 1
+            continue
+        quote = next((q for q in ('"""', "'''") if line.lstrip("rRuUbB").startswith(q)), None)
+        if quote is None or i > next((k for k, x in enumerate(lines) if x.strip() and not x.strip().startswith("#")), i):
+            return i  # code (a docstring only counts as the first statement)
+        rest = line.lstrip("rRuUbB")[3:]
+        while quote not in rest and i + 1 < len(lines):
+            i += 1
+            rest = lines[i]
+        i += 1
+    return i
+
+
+def has_imports(lines: Sequence[str]) -> bool:
+    """Does the file have a top-level import statement?"""
+    return any(import_key(x) is not None for x in lines)

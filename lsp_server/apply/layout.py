@@ -2,7 +2,8 @@
 
 - A definition the sketch writes after the file's code (or the file's definition after code or
   blank lines the sketch wrote) gets at least the blank lines the file puts before definitions at
-  that depth — PEP 8's two and one in a Python file without an example. Not between overload stubs.
+  that depth — PEP 8's two and one in a Python file without an example (then only where there is
+  no blank line at all). Not between overload stubs.
 - New code right after a header (comments, a module docstring's closing quotes) goes after the
   header's blank line; the sketch's blank line after the new code is then a new one.
 """
@@ -55,7 +56,10 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
             before, depth = text[j], len(indent_of(line))
             if len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
                     and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
-                blanks = blank_lines_before(original, depth, path) - gap  # fewer than the file's: topped up
+                want, example = blank_lines_before(original, depth, path)
+                # fewer than the file's: topped up; PEP 8's count (no example in the file) only
+                # where there is no blank line at all
+                blanks = want - gap if example or not gap else 0
                 out.extend(Op("blank", -1, -1) for _ in range(blanks))
                 text.extend([""] * blanks)
         out.append(op)
@@ -63,8 +67,9 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
     return out, text
 
 
-def blank_lines_before(original: Sequence[str], depth: int, path: str) -> int:
-    """How many blank lines the file puts between code and a definition at this depth."""
+def blank_lines_before(original: Sequence[str], depth: int, path: str) -> tuple[int, bool]:
+    """How many blank lines the file puts between code and a definition at this depth, and
+    whether the file has an example (else PEP 8's count)."""
     seen: Counter = Counter()
     for i, line in enumerate(original):
         if not DEFINITION_START.match(line) or len(indent_of(line)) != depth:
@@ -75,5 +80,5 @@ def blank_lines_before(original: Sequence[str], depth: int, path: str) -> int:
         if j >= 0 and not original[j].lstrip().startswith(("@", "#")) and not original[j].rstrip().endswith(":"):
             seen[i - 1 - j] += 1
     if seen:
-        return seen.most_common(1)[0][0]
-    return (2 if depth == 0 else 1) if path.endswith((".py", ".pyi")) else 0
+        return seen.most_common(1)[0][0], True
+    return (2 if depth == 0 else 1) if path.endswith((".py", ".pyi")) else 0, False
