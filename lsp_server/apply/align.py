@@ -42,7 +42,7 @@ IMPORT = re.compile(r"^(?:import\s|from\s+\S+\s+import\s|#include\s|use\s|requir
 
 @dataclass(frozen=True)
 class Op:
-    kind: str  # edge | cover | match | new | drop | blank (added by the expander's spacing)
+    kind: str  # edge | cover | match | new | drop | blank (added by the expander's spacing) | hoisted (its imports)
     o: int     # original line index (-1 for new)
     s: int     # sketch line index (-1 for edge/drop)
 

@@ -165,10 +165,46 @@ class _Expander:
         self.counts = Counter(x.strip() for x in self.o)  # stripped original line → how often
         self.s = _clean(sketch)
         self.marker = [is_marker(x, self.counts) for x in self.s]
+        self.hoisted: list[tuple[int, str]] = []  # (original line it goes before, new import line)
+        self.hoist_imports()
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
         self.confidence = 1.0
         self.notes: list[str] = []
         self.errors_before: int | None = syntax.error_count(path, self.text)
+        self.python_ok = not syntax.python_rejects(path, self.text)  # (a file for a newer Python may fail here)
+
+    def hoist_imports(self) -> None:
+        """New Python imports alone between two markers go where the file's sorted import blocks
+        put them, whatever the markers around them would otherwise cover: the run and the marker
+        after it leave the sketch (two runs of new imports would otherwise share the header's few
+        lines between their markers by chance)."""
+        if not self.path.endswith((".py", ".pyi")):
+            return
+        marks = [i for i, m in enumerate(self.marker) if m]
+        drop: set[int] = set()
+        for m1, m2 in zip(marks, marks[1:]):
+            lines = [self.s[i] for i in range(m1 + 1, m2) if self.s[i].strip()]
+            if not lines or any(x.strip() in self.counts or imports.import_key(x) is None for x in lines):
+                continue
+            places = {imports.sorted_place(self.o, x) for x in lines}
+            if len(places) == 1 and None not in places:
+                at = places.pop()
+                self.hoisted.extend((at, x) for x in lines)
+                drop.update(range(m1 + 1, m2 + 1))
+        if drop:
+            keep = [i for i in range(len(self.s)) if i not in drop]
+            self.s, self.marker = [self.s[i] for i in keep], [self.marker[i] for i in keep]
+
+    def with_hoisted(self, ops: list[Op]) -> list[Op]:
+        """The hoisted imports inserted before the original lines they go before."""
+        for k, (at, _) in sorted(enumerate(self.hoisted), key=lambda x: (x[1][0], x[0])):
+            place = next((x for x, op in enumerate(ops) if op.o >= at and op.kind in ("cover", "match", "edge")), len(ops))
+            while place < len(ops) and ops[place].kind == "hoisted":
+                place += 1
+            ops = ops[:place] + [Op("hoisted", -1, k)] + ops[place:]
+        if self.hoisted:
+            self.penalise(0.95, "new imports placed where the file's import order puts them")
+        return ops
 
     def penalise(self, factor: float, note: str) -> None:
         self.confidence *= factor
@@ -241,7 +277,7 @@ class _Expander:
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
         if not matched and any(self.marker) and self.edited_definition(ops):
             self.penalise(0.85, "located by an edited definition line only")
-        elif not matched and any(self.marker) and self.floating_runs():
+        elif not matched and any(self.marker) and (self.floating_runs() or self.hoisted):
             pass  # new code between markers: place_floating finds its place or refuses
         elif not matched:
             if any(self.marker):
@@ -255,6 +291,7 @@ class _Expander:
         ops = self.place_floating(ops)
         ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
         self.check_markers(ops)
+        ops = self.with_hoisted(ops)
         ops = layout.after_header(ops, self.o, self.s)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path)
@@ -451,10 +488,6 @@ class _Expander:
                         and not self.before_future(region, p)]
             points = sensible or points
             sorted_at = self.import_place(region, core)
-            if sorted_at is None and (moved := self.to_import_block(ops, lo, hi, in_run, core)) is not None:
-                ops = moved
-                self.penalise(0.95, "new imports placed where the file's import order puts them")
-                continue
             if sorted_at is None and self.first_imports(core):
                 start = imports.code_start(self.o)  # no import yet: at the top of the code (PEP 8)
                 sorted_at = next((x for x, o in enumerate(region) if o == start), None)
@@ -499,27 +532,6 @@ class _Expander:
         new = [self.ind.convert(self.s[i]) for i in core if self.s[i].strip()]
         places = {imports.sorted_place(lines, line) for line in new}
         return places.pop() if len(places) == 1 else None
-
-    def to_import_block(self, ops: list[Op], lo: int, hi: int, in_run: set[int], core: list[int]) -> list[Op] | None:
-        """New imports whose sorted place lies outside the lines their markers happen to cover
-        (two runs of new imports share the header: the alignment gave one run a blank line) but
-        with no line the sketch shows between here and there: the ops with the run moved there."""
-        if not self.path.endswith((".py", ".pyi")):
-            return None
-        places = {imports.sorted_place(self.o, self.ind.convert(self.s[i])) for i in core}
-        if len(places) != 1 or None in places:
-            return None
-        target = places.pop()
-        rest = [op for op in ops if not (op.s in in_run and op.kind == "new")]
-        at = next((k for k, op in enumerate(rest) if op.o == target and op.kind != "drop"), None)
-        if target < len(self.o) and at is None:
-            return None
-        at = len(rest) if at is None else at
-        here = lo if at <= lo else hi - sum(1 for op in ops[lo:hi] if op.s in in_run and op.kind == "new")
-        between = rest[min(at, here):max(at, here)]
-        if any(op.kind == "match" and self.o[op.o].strip() for op in between):
-            return None  # the sketch shows a line of the file between: the imports belong on this side of it
-        return rest[:at] + [Op("new", -1, i) for i in core] + rest[at:]
 
     def first_imports(self, core: list[int]) -> bool:
         """New Python imports, and the file has no top-level import yet."""
@@ -634,6 +646,8 @@ class _Expander:
                 out.append(o_line if not s_line else s_line)
             elif op.kind == "new":
                 out.append(self.ind.convert(self.s[op.s]))
+            elif op.kind == "hoisted":
+                out.append(self.hoisted[op.s][1])
             elif op.kind == "blank":
                 out.append("")
         return out
@@ -681,6 +695,8 @@ class _Expander:
         before, after = self.errors_before, syntax.error_count(self.path, text)
         if before is not None and after is not None and after > before:
             raise _Unparsable(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
+        if self.python_ok and syntax.python_rejects(self.path, text):
+            raise _Unparsable("the expanded file would not parse (Python rejects it; the original parses)")
         if self.confidence < MIN_CONFIDENCE:
             raise ApplyError(f"confidence {self.confidence:.2f} is below {MIN_CONFIDENCE}: " + "; ".join(self.notes))
         if self.eol != "\n":

@@ -1,6 +1,7 @@
 """tree-sitter facts: error counts (the expander, next-edit checks) and where definitions end."""
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from lsp_server.retrieval.languages import grammar
@@ -25,6 +26,18 @@ def error_count(path: str, text: str) -> int | None:
     """ERROR and MISSING nodes in the parse, or None without a grammar."""
     tree = _tree(path, text)
     return None if tree is None else count_errors(tree.root_node)
+
+
+def python_rejects(path: str, text: str) -> bool:
+    """Does Python's own parser reject a .py file? tree-sitter's grammar is tolerant where
+    Python is not: a `def` with no body followed by another `def` parses without an error node."""
+    if not path.endswith((".py", ".pyi")):
+        return False
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte
+        return True
+    return False
 
 
 def count_errors(root) -> int:

@@ -1,0 +1,14 @@
+async def run(command):
+    async with open_process(command) as process:
+        contents = [None, None]
+        try:
+            async with create_task_group() as tg:
+                tg.start_soon(drain, process.stdout, 0)
+                tg.start_soon(drain, process.stderr, 1)
+                await process.wait()
+        except BaseException:
+            process.kill()
+            raise
+
+    output, errors = contents
+    return output, errors

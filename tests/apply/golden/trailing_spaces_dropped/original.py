@@ -1,0 +1,6 @@
+def describe():
+    """
+    weekday: 
+        One of MO, TU.
+    """
+    return 1
