@@ -171,7 +171,6 @@ class _Expander:
         self.confidence = 1.0
         self.notes: list[str] = []
         self.errors_before: int | None = syntax.error_count(path, self.text)
-        self.python_ok = not syntax.python_rejects(path, self.text)  # (a file for a newer Python may fail here)
 
     def hoist_imports(self) -> None:
         """New Python imports alone between two markers go where the file's sorted import blocks
@@ -695,8 +694,6 @@ class _Expander:
         before, after = self.errors_before, syntax.error_count(self.path, text)
         if before is not None and after is not None and after > before:
             raise _Unparsable(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
-        if self.python_ok and syntax.python_rejects(self.path, text):
-            raise _Unparsable("the expanded file would not parse (Python rejects it; the original parses)")
         if self.confidence < MIN_CONFIDENCE:
             raise ApplyError(f"confidence {self.confidence:.2f} is below {MIN_CONFIDENCE}: " + "; ".join(self.notes))
         if self.eol != "\n":

@@ -45,6 +45,7 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
     `blank` ops (and their empty lines) added."""
     out: list[Op] = []
     text: list[str] = []
+    convention: dict[int, tuple[int, bool]] = {}  # depth → blank_lines_before (a scan of the file each)
     for op, line in zip(kept, lines):
         j = len(text) - 1  # the code before this line, past blank lines
         while j >= 0 and not text[j].strip():
@@ -56,7 +57,9 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
             before, depth = text[j], len(indent_of(line))
             if len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
                     and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
-                want, example = blank_lines_before(original, depth, path)
+                if depth not in convention:
+                    convention[depth] = blank_lines_before(original, depth, path)
+                want, example = convention[depth]
                 # fewer than the file's: topped up; PEP 8's count (no example in the file) only
                 # where there is no blank line at all
                 blanks = want - gap if example or not gap else 0

@@ -1,8 +1,10 @@
 """tree-sitter facts: error counts (the expander, next-edit checks) and where definitions end."""
 from __future__ import annotations
 
-import ast
+from functools import lru_cache
 from pathlib import Path
+
+from tree_sitter import Query, QueryCursor
 
 from lsp_server.retrieval.languages import grammar
 
@@ -23,21 +25,22 @@ def _tree(path: str, text: str):
 
 
 def error_count(path: str, text: str) -> int | None:
-    """ERROR and MISSING nodes in the parse, or None without a grammar."""
+    """ERROR and MISSING nodes in the parse, or None without a grammar. In Python, empty blocks
+    too: tree-sitter's grammar takes a `def` with no body followed by another `def` without an
+    error node, where Python rejects it."""
     tree = _tree(path, text)
-    return None if tree is None else count_errors(tree.root_node)
+    if tree is None:
+        return None
+    count = count_errors(tree.root_node)
+    if path.endswith((".py", ".pyi")):
+        blocks = _blocks_query(Path(path).suffix.lower())
+        count += sum(1 for b in QueryCursor(blocks).captures(tree.root_node).get("b", []) if b.start_byte == b.end_byte)
+    return count
 
 
-def python_rejects(path: str, text: str) -> bool:
-    """Does Python's own parser reject a .py file? tree-sitter's grammar is tolerant where
-    Python is not: a `def` with no body followed by another `def` parses without an error node."""
-    if not path.endswith((".py", ".pyi")):
-        return False
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):  # ValueError: a NUL byte
-        return True
-    return False
+@lru_cache(maxsize=4)
+def _blocks_query(suffix: str):
+    return Query(grammar(suffix)[0], "(block) @b")
 
 
 def count_errors(root) -> int:
