@@ -195,7 +195,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
             "exact_following_sketch_rules": rate(ruled), "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
             "latency_ms_p50": round(lat[n // 2], 2), "latency_ms_p95": round(lat[int(n * 0.95)], 2),
             "output_chars_per_s": round(chars / secs) if secs else None,
-            "failure_examples": failures[:6], "wrong_examples": wrongs[:10]}
+            "failure_examples": failures[:12], "wrong_examples": wrongs[:10]}
 
 
 def run_baseline(cases: list[dict], engine, max_new: int = 3000) -> dict:

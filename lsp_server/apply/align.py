@@ -32,6 +32,7 @@ SIMILAR_SUB = 1
 DEL = 2
 EMPTY = 3  # a marker that stands for nothing: the sketch says code is elided there
 BIG = 1 << 50
+PINNED = 1000  # re-typing a pinned sketch line
 TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|break|continue|end|\.\.\.|\"\"\"|''')$")
 # definitions name a place in the file: their lines are the strongest anchors
 DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class|function|func|fn|interface|struct|enum|impl|type)\s+\w|"
@@ -88,7 +89,7 @@ def _prepare(o: list[str]) -> _Original:
 
 
 def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
-           trivial_reward: int, retype: int) -> list[Op]:
+           trivial_reward: int, retype: int, pinned: frozenset[int] = frozenset()) -> list[Op]:
     n, m = orig.n, len(s)
     ids, o_ids, counts, sigs, o_sig = orig.ids, orig.o_ids, orig.counts, orig.sigs, orig.o_sig
     o_blank, o_indent, del_cost = orig.o_blank, orig.o_indent, orig.del_cost
@@ -129,6 +130,8 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
         match = -reward
         # re-typing a line the file has exactly once would duplicate it: as costly as the match is good
         ins = 1 if not key else INS + (retype * reward if count == 1 or (trivial and trivial_reward) else 0)
+        if i in pinned:
+            ins += PINNED
         sig = signature(key)
         sig_id = sigs[sig] if sig is not None and sid < 0 and sig in sigs else -1
         a = prev + ins
@@ -213,13 +216,14 @@ def _weak(ops: list[Op], counts: Counter, s: list[str], marker: list[bool]) -> s
 
 
 def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0,
-          retype: int = 1, unmatched: frozenset[int] = frozenset()) -> list[Op]:
+          retype: int = 1, unmatched: frozenset[int] = frozenset(), pinned: frozenset[int] = frozenset()) -> list[Op]:
     """The alignment path: every original line once (edge/cover/match/drop), every sketch line
     once (match/new, markers through their cover ops), in output order. `trivial_reward` > 0
     makes `}` and closing-quote lines anchor too: the second opinion when the first result does not parse;
     `retype` > 1 makes re-typing a line the file has once that much costlier than matching it is
     good: the second opinion when the first result repeats such a line; `unmatched` sketch lines
-    may not match (they are written anew: code the sketch moved).
+    may not match (they are written anew: code the sketch moved); `pinned` sketch lines match if
+    they can at all (re-typing them costs more than anything else could gain).
 
     A sketch with markers says everything about the file: where it does not begin or end with a
     marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
@@ -227,11 +231,11 @@ def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivi
     free_edges = not any(marker)
     orig = _prepare(o)
     banned = unmatched
-    ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype)
+    ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
     for _ in range(rounds):
         weak = _weak(ops, orig.counts, s, marker) - banned
         if not weak:
             break
         banned = banned | weak
-        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype)
+        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
     return ops

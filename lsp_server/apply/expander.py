@@ -217,9 +217,14 @@ class _Expander:
             return self.attempt()
         except _Moved as first:
             return self.moved(first)
-        except _Unparsable as first:
-            return self.second_opinion(first, "brackets and quotes as anchors", trivial_reward=3)
-        except _Repeated as first:
+        except (_Unparsable, _Repeated) as first:
+            if self.moves:  # a once-only line dropped and written anew elsewhere: keep it in place instead
+                try:
+                    return self.pinned(first, self.moves)
+                except ApplyError:
+                    pass
+            if isinstance(first, _Unparsable):
+                return self.second_opinion(first, "brackets and quotes as anchors", trivial_reward=3)
             return self.second_opinion(first, "lines the file has once as anchors", retype=RETYPE)
 
     def second_opinion(self, first: ApplyError, why: str, **retry) -> Expansion:
@@ -244,6 +249,19 @@ class _Expander:
             raise first from None
         result.confidence = round(result.confidence * 0.9, 3)
         result.notes.append(f"aligned on the second try ({why})")
+        return result
+
+    def pinned(self, first: ApplyError, moves: frozenset[int]) -> Expansion:
+        """The first result moved once-only lines and failed: align again with them kept in place.
+        If that result repeats a line, it is new code copying one (a new class's docstring
+        sharing a function's `:param` lines) when the repeat survives costly re-typing too."""
+        self.confidence, self.notes = 1.0, []
+        try:
+            result = self.attempt(pinned=moves)
+        except _Repeated as again:
+            return self.second_opinion(again, "moved lines kept in place", pinned=moves, retype=RETYPE)
+        result.confidence = round(result.confidence * 0.9, 3)
+        result.notes.append("aligned on the second try (moved lines kept in place)")
         return result
 
     def moved(self, first: _Moved) -> Expansion:
@@ -271,8 +289,10 @@ class _Expander:
         raise first
 
     def attempt(self, trivial_reward: int = 0, retype: int = 1, unmatched: frozenset[int] = frozenset(),
-                repeat_ok: list[str] | None = None) -> Expansion:
-        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward, retype=retype, unmatched=unmatched)
+                repeat_ok: list[str] | None = None, pinned: frozenset[int] = frozenset()) -> Expansion:
+        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward, retype=retype, unmatched=unmatched,
+                    pinned=pinned)
+        self.moves = self.moved_lines(ops)
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
         if not matched and any(self.marker) and self.edited_definition(ops):
             self.penalise(0.85, "located by an edited definition line only")
@@ -313,6 +333,15 @@ class _Expander:
             return False
         raise ApplyError("the sketch has no markers and ends in new code without the lines around it: "
                          "cannot tell whether it replaces the rest of the file")
+
+    def moved_lines(self, ops: list[Op]) -> frozenset[int]:
+        """Sketch lines written anew whose text the file has once, on a line the alignment drops:
+        the alignment moved them, which sketches rarely do. Often the other of two equally cheap
+        readings deletes lines the sketch never showed deleted (anyio's `@contextmanager`, dropped
+        and re-typed while a new class's docstring matched the old function's)."""
+        dropped = {self.o[op.o].strip() for op in ops if op.kind == "drop"}
+        return frozenset(op.s for op in ops if op.kind == "new" and (key := self.s[op.s].strip()) in dropped
+                         and self.counts.get(key) == 1 and not TRIVIAL.match(key))
 
     def edited_definition(self, ops: list[Op]) -> bool:
         """The sketch rewrote a definition's own line (`def greet(name):` → `def greet(name, x):`):
