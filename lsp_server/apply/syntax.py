@@ -19,6 +19,7 @@ def parser_for(path: str):
     return Parser(g[0])
 
 
+@lru_cache(maxsize=4)  # block_end asks about one original many times (str hashes are cached)
 def _tree(path: str, text: str):
     parser = parser_for(path)
     return None if parser is None else parser.parse(text.encode("utf-8"))
