@@ -121,6 +121,19 @@ def _in_function(lines: Sequence[str], k: int) -> bool:
     return False
 
 
+def _enclosing_function(lines: Sequence[str], k: int) -> int | None:
+    """Indentation of the `def` whose body holds lines[k], or None at module or class level."""
+    width = len(indent_of(lines[k]))
+    for line in reversed(lines[:k]):
+        if line.strip() and len(indent_of(line)) < width:
+            width = len(indent_of(line))
+            if FUNCTION_OPENER.match(line.strip()):
+                return width
+            if width == 0:
+                return None
+    return None
+
+
 def _clean(sketch: str) -> list[str]:
     """Sketch lines without a surrounding Markdown fence and trailing blank lines."""
     lines = normalise_eol(sketch).split("\n")
@@ -314,6 +327,7 @@ class _Expander:
         ops = layout.after_header(ops, self.o, self.s)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path)
+        self.check_context_copies(kept, lines)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in kept):
             if not self.fragment(kept):
                 self.penalise(0.95, "no markers: the sketch is the whole new file")
@@ -442,6 +456,32 @@ class _Expander:
                     run.add(j)
                 raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
                              "(moved or removed code?)", frozenset(run))
+
+    def check_context_copies(self, ops: list[Op], lines: list[str]) -> None:
+        """A line of the file the sketch writes anew right next to a marker, while that marker keeps
+        the same line, at the same depth, in the same function: the sketch showed it as the
+        marker's context, and the marker stands for the lines on the other side of it
+        (more-itertools' `yield tuple(window)`, which the file has three times: the old loop
+        stayed under the new one). Two readings; refused, not guessed."""
+        for k, op in enumerate(ops):
+            key = lines[k].strip()
+            if op.kind != "new" or not key or TRIVIAL.match(key) or key not in self.counts:
+                continue
+            depth = indent_of(lines[k])
+            owner = _enclosing_function(lines, k)
+            if owner is None:
+                continue
+            for step in (1, -1):
+                x = k + step
+                while 0 <= x < len(ops) and ops[x].kind == "blank":
+                    x += step
+                while 0 <= x < len(ops) and ops[x].kind == "cover" and (
+                        not lines[x].strip() or len(indent_of(lines[x])) > owner):
+                    if lines[x].strip() == key and indent_of(lines[x]) == depth:
+                        raise ApplyError(f"the sketch writes {key[:50]!r} (its line {op.s + 1}) anew next to a marker "
+                                         f"that keeps the same line (original line {ops[x].o + 1}): which lines "
+                                         "does the marker stand for?")
+                    x += step
 
     def whole_bodies(self, ops: list[Op]) -> list[Op]:
         """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker
