@@ -14,12 +14,12 @@ merges (returned text != answer), latency p50/p95 per file and output characters
 with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
 the local model to rewrite the whole file from original + sketch.
 
-    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh]
+    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh | --third]
 
 "exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
 model to keep the lines around each change, which bare sketches do not. --heldout runs other
 release pairs, which the expander's rules were not tuned on; --fresh a second such set, added when
-the first had guided fixes.
+the first had guided fixes; --third a third, added when the second had.
 
 Prints one JSON object.
 """
@@ -50,6 +50,9 @@ HELDOUT = [("packaging", "23.2", "24.1"), ("pluggy", "1.3.0", "1.5.0"), ("httpx"
 # A second held-out set, added once the first had guided fixes (--fresh): measured before any tuning.
 FRESH = [("anyio", "4.2.0", "4.4.0"), ("more-itertools", "10.1.0", "10.3.0"), ("sqlparse", "0.4.4", "0.5.0"),
          ("filelock", "3.13.1", "3.15.4"), ("tomlkit", "0.12.1", "0.13.0"), ("python-dateutil", "2.8.2", "2.9.0.post0")]
+# A third, measured once on the final code of the session that added it, before looking at a case (--third).
+THIRD = [("markdown", "3.5", "3.6"), ("pyparsing", "3.1.1", "3.1.2"), ("tqdm", "4.66.1", "4.66.4"),
+         ("pyflakes", "3.1.0", "3.2.0"), ("cachetools", "5.3.2", "5.4.0"), ("tabulate", "0.8.10", "0.9.0")]
 CACHE = Path.home() / ".cache" / "tandem-bench" / "packages"
 MARKERS = ["# ... existing code ...", "# ... rest of the code unchanged ...", "# ...", "# (unchanged code omitted)",
            "# ... existing code (unchanged) ..."]
@@ -229,8 +232,9 @@ def main() -> None:
     ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
     ap.add_argument("--heldout", action="store_true", help="the release pairs the rules were not tuned on")
     ap.add_argument("--fresh", action="store_true", help="a second held-out set of release pairs")
+    ap.add_argument("--third", action="store_true", help="a third held-out set of release pairs")
     args = ap.parse_args()
-    pairs = FRESH if args.fresh else HELDOUT if args.heldout else PAIRS
+    pairs = THIRD if args.third else FRESH if args.fresh else HELDOUT if args.heldout else PAIRS
     cases = make_cases(args.files, pairs)
     styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions", "bare")}
     result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in pairs], "files": len(cases),
