@@ -326,7 +326,7 @@ class _Expander:
         ops = self.with_hoisted(ops)
         ops = layout.after_header(ops, self.o, self.s)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
-        kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path)
+        kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path, self.s)
         self.check_context_copies(kept, lines)
         if any(op.kind == "edge" and self.o[op.o].strip() for op in kept):
             if not self.fragment(kept):

@@ -3,7 +3,8 @@
 - A definition the sketch writes after the file's code (or the file's definition after code or
   blank lines the sketch wrote) gets at least the blank lines the file puts before definitions at
   that depth — PEP 8's two and one in a Python file without an example (then only where there is
-  no blank line at all). Not between overload stubs.
+  no blank line at all). Not between overload stubs, and not where the sketch shows both lines
+  itself: then its spacing stands (a method right after its class's docstring).
 - New code right after a header (comments, a module docstring's closing quotes) goes after the
   header's blank line; the sketch's blank line after the new code is then a new one.
 """
@@ -39,10 +40,15 @@ def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) 
     return out
 
 
-def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
-           path: str) -> tuple[list[Op], list[str]]:
+def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str], path: str,
+           sketch: Sequence[str] = ()) -> tuple[list[Op], list[str]]:
     """`kept`: the ops that make the result (no drops), `lines`: their text. Both again, with
     `blank` ops (and their empty lines) added."""
+
+    def sketch_gap(a: int, b: int) -> bool:
+        """Sketch lines a < b with only blank lines between them."""
+        return 0 <= a < b <= len(sketch) and all(not x.strip() for x in sketch[a + 1:b])
+
     out: list[Op] = []
     text: list[str] = []
     convention: dict[int, tuple[int, bool]] = {}  # depth → blank_lines_before (a scan of the file each)
@@ -51,9 +57,12 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str],
         while j >= 0 and not text[j].strip():
             j -= 1
         gap = len(text) - 1 - j
-        # the sketch wrote the definition, or the code or blank lines right before it
+        # the sketch wrote the definition, or the code or blank lines right before it...
         written = op.kind == "new" or any(x.kind in ("new", "blank") for x in out[max(j, 0):])
-        if j >= 0 and written and DEFINITION_START.match(line):
+        # ...but not both lines next to each other: then it says how they are spaced
+        shown = j >= 0 and out[j].s >= 0 and op.s >= 0 and out[j].kind in ("new", "match") \
+            and op.kind in ("new", "match") and sketch_gap(out[j].s, op.s)
+        if j >= 0 and written and not shown and DEFINITION_START.match(line):
             before, depth = text[j], len(indent_of(line))
             if len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
                     and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
