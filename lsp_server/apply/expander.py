@@ -30,6 +30,7 @@ MIN_CONFIDENCE = 0.5
 OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker keeps...
 REACH = 80   # ...and for a line found at most twice in the file
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
+NEAR_CONTEXT = 30  # lines: outside a function, how far a marker's kept copy of a context line counts
 MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
@@ -468,15 +469,15 @@ class _Expander:
             if op.kind != "new" or not key or TRIVIAL.match(key) or key not in self.counts:
                 continue
             depth = indent_of(lines[k])
-            owner = _enclosing_function(lines, k)
-            if owner is None:
-                continue
+            owner = _enclosing_function(lines, k)  # None: module or class level, where only nearby lines count
             for step in (1, -1):
                 x = k + step
                 while 0 <= x < len(ops) and ops[x].kind == "blank":
                     x += step
+                start = x
                 while 0 <= x < len(ops) and ops[x].kind == "cover" and (
-                        not lines[x].strip() or len(indent_of(lines[x])) > owner):
+                        (not lines[x].strip() or len(indent_of(lines[x])) > owner) if owner is not None
+                        else abs(x - start) < NEAR_CONTEXT):
                     if lines[x].strip() == key and indent_of(lines[x]) == depth:
                         raise ApplyError(f"the sketch writes {key[:50]!r} (its line {op.s + 1}) anew next to a marker "
                                          f"that keeps the same line (original line {ops[x].o + 1}): which lines "

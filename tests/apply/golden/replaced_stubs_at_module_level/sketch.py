@@ -1,0 +1,6 @@
+# ... existing code ...
+stringEnd = string_end
+nullDebugAction = replaced_by_pep8("nullDebugAction", null_debug_action)
+tokenMap = replaced_by_pep8("tokenMap", token_map)
+# fmt: on
+# ... existing code ...
