@@ -334,7 +334,9 @@ class _Expander:
                 self.penalise(0.95, "no markers: the sketch is the whole new file")
                 return self.finish([self.ind.convert(x) if x.strip() else x for x in self.s])
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
-        return self.finish(lines, kept, repeat_ok)
+        result = self.finish(lines, kept, repeat_ok)
+        self.check_unique_anchors(ops)  # last: a second opinion may still give a result that passes
+        return result
 
     def fragment(self, ops: list[Op]) -> bool:
         """A sketch without markers describes the whole file (the planner's prompt says so). One
@@ -457,6 +459,37 @@ class _Expander:
                     run.add(j)
                 raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
                              "(moved or removed code?)", frozenset(run))
+
+    def check_unique_anchors(self, ops: list[Op]) -> None:
+        """Each stretch of the sketch between markers must be placed by what it shows: when its
+        matched lines are all lines the file has several times, and the original lines it stands on
+        (those it replaces included) stand the same at another place between the stretches around
+        it, the sketch fits both (cachetools' `def __init__(self, maxsize, getsizeof=None):` /
+        `Cache.__init__(...)`, in four classes)."""
+        if not any(self.marker):
+            return
+        run_of, run = [], 0
+        for i in range(len(self.s)):
+            run += self.marker[i]
+            run_of.append(run)
+        shown = [(op.s, op.o) for op in ops if op.kind == "match" and self.o[op.o].strip()
+                 and not TRIVIAL.match(self.o[op.o].strip())]
+        keys = [x.strip() for x in self.o]
+        for r in sorted({run_of[s] for s, _ in shown}):
+            mine = [(s, o) for s, o in shown if run_of[s] == r]
+            if any(self.counts[keys[o]] == 1 for _, o in mine):
+                continue
+            lo = max((o for s, o in shown if run_of[s] < r), default=-1)
+            hi = min((o for s, o in shown if run_of[s] > r), default=len(self.o))
+            # the whole stretch it stands on, lines it replaces included: those tell places apart
+            at = [k for k, op in enumerate(ops) if op.s >= 0 and op.kind in ("match", "new") and run_of[op.s] == r]
+            stretch = [op.o for op in ops[at[0]:at[-1] + 2] if op.kind in ("match", "drop")]
+            first, last = min(stretch), max(stretch)
+            fits = [p for p in range(lo + 1, hi) if keys[p] == keys[first] and p != first
+                    and last + p - first < hi and keys[p:p + last - first + 1] == keys[first:last + 1]]
+            if fits:
+                raise ApplyError(f"the lines the sketch shows around its change at sketch line {mine[0][0] + 1} "
+                                 f"fit original lines {first + 1} and {fits[0] + 1}: cannot tell which place it means")
 
     def check_context_copies(self, ops: list[Op], lines: list[str]) -> None:
         """A line of the file the sketch writes anew right next to a marker, while that marker keeps
