@@ -179,6 +179,7 @@ class _Expander:
         self.counts = Counter(x.strip() for x in self.o)  # stripped original line → how often
         self.s = _clean(sketch)
         self.marker = [is_marker(x, self.counts) for x in self.s]
+        self.last_future = max((i for i, x in enumerate(self.o) if FUTURE.match(x)), default=-1)
         self.hoisted: list[tuple[int, str]] = []  # (original line it goes before, new import line)
         self.hoist_imports()
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
@@ -650,7 +651,7 @@ class _Expander:
     def before_future(self, region: list[int], p: int) -> bool:
         """Would offset p of region put code above a `from __future__` import (which must come first)?"""
         at = region[p] if p < len(region) else region[-1] + 1
-        return at <= max((i for i, x in enumerate(self.o[:at + 1]) if FUTURE.match(x)), default=-1)
+        return at <= self.last_future
 
     def loose(self, op: Op, marker: int) -> bool:
         """Ops around a floating run that may move: lines its markers cover, blank lines."""
@@ -694,8 +695,11 @@ class _Expander:
     def choose(self, ops, lo, hi, region, points, core, lead, trailing) -> int:
         preview = self.s[core[0]].strip()
         places = ", ".join(str(region[p] + 1) if p < len(region) else "the end" for p in points[:6])
-        trials = [ops[:lo] + self.placed(region, p, core, lead, trailing) + ops[hi:] for p in points]
-        user = self.above_first_user(trials, core)
+        definition = NEW_DEFINITION.match(self.s[core[0]]) is not None
+        # each trial is a whole op list: built only for a rule or a chooser that will read them
+        trials = [ops[:lo] + self.placed(region, p, core, lead, trailing) + ops[hi:] for p in points] \
+            if definition or self.chooser is not None else []
+        user = self.above_first_user(trials, core) if definition else None
         if user is not None:
             self.penalise(0.9, "a new definition placed right above its first user")
             return user
