@@ -14,12 +14,12 @@ merges (returned text != answer), latency p50/p95 per file and output characters
 with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
 the local model to rewrite the whole file from original + sketch.
 
-    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh | --third]
+    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh | --third | --fourth]
 
 "exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
 model to keep the lines around each change, which bare sketches do not. --heldout runs other
-release pairs, which the expander's rules were not tuned on; --fresh a second such set, added when
-the first had guided fixes; --third a third, added when the second had.
+release pairs, which the expander's rules were not tuned on; --fresh, --third and --fourth further
+such sets, each added once the one before had guided fixes.
 
 Prints one JSON object.
 """
@@ -53,6 +53,10 @@ FRESH = [("anyio", "4.2.0", "4.4.0"), ("more-itertools", "10.1.0", "10.3.0"), ("
 # A third, measured once on the final code of the session that added it, before looking at a case (--third).
 THIRD = [("markdown", "3.5", "3.6"), ("pyparsing", "3.1.1", "3.1.2"), ("tqdm", "4.66.1", "4.66.4"),
          ("pyflakes", "3.1.0", "3.2.0"), ("cachetools", "5.3.2", "5.4.0"), ("tabulate", "0.8.10", "0.9.0")]
+# A fourth, likewise, added once --third had guided fixes (--fourth).
+FOURTH = [("isort", "5.12.0", "5.13.2"), ("pytest", "8.0.0", "8.1.1"), ("httpcore", "1.0.2", "1.0.5"),
+          ("starlette", "0.36.3", "0.37.2"), ("mako", "1.3.0", "1.3.2"), ("typing-extensions", "4.9.0", "4.10.0")]
+SETS = {"tuned": PAIRS, "heldout": HELDOUT, "fresh": FRESH, "third": THIRD, "fourth": FOURTH}
 CACHE = Path.home() / ".cache" / "tandem-bench" / "packages"
 MARKERS = ["# ... existing code ...", "# ... rest of the code unchanged ...", "# ...", "# (unchanged code omitted)",
            "# ... existing code (unchanged) ..."]
@@ -230,11 +234,13 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=400)
     ap.add_argument("--baseline-files", type=int, default=3)
     ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
-    ap.add_argument("--heldout", action="store_true", help="the release pairs the rules were not tuned on")
-    ap.add_argument("--fresh", action="store_true", help="a second held-out set of release pairs")
-    ap.add_argument("--third", action="store_true", help="a third held-out set of release pairs")
+    held_out = ap.add_mutually_exclusive_group()  # release pairs the rules were not tuned on
+    for name in SETS:
+        if name != "tuned":
+            held_out.add_argument(f"--{name}", dest="set", action="store_const", const=name,
+                                  help=f"the {name} held-out set of release pairs")
     args = ap.parse_args()
-    pairs = THIRD if args.third else FRESH if args.fresh else HELDOUT if args.heldout else PAIRS
+    pairs = SETS[args.set or "tuned"]
     cases = make_cases(args.files, pairs)
     styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions", "bare")}
     result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in pairs], "files": len(cases),
