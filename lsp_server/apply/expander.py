@@ -580,6 +580,13 @@ class _Expander:
             core = [i for i in range(a, b + 1) if self.s[i].strip()]
             if not region or not core:
                 continue
+            dropped = {self.o[op.o].strip() for op in ops if op.kind == "drop"}
+            moved = [i for i in core if self.s[i].strip() in dropped and self.counts.get(self.s[i].strip()) == 1]
+            if moved:  # a line of the file taken from its place, and nothing says where it goes
+                line = self.s[moved[0]].strip()
+                at = next(k for k, x in enumerate(self.o) if x.strip() == line)
+                raise ApplyError(f"the sketch moves {line[:60]!r} (original line {at + 1}) with no context "
+                                 "around its new place")
             core_lines = list(range(core[0], core[-1] + 1))
             lead = list(range(a, core[0]))                # the sketch's blank lines before the new block
             trailing = list(range(core[-1] + 1, b + 1))   # and after it
