@@ -326,7 +326,7 @@ class _Expander:
         ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
         self.check_markers(ops)
         ops = self.with_hoisted(ops)
-        ops = layout.after_header(ops, self.o, self.s)
+        ops = layout.after_header(ops, self.o, self.s, syntax.string_lines(self.path, self.text))
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path, self.s)
         self.check_context_copies(kept, lines)

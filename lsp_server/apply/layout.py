@@ -6,7 +6,9 @@
   no blank line at all). Not between overload stubs, and not where the sketch shows both lines
   itself: then its spacing stands (a method right after its class's docstring).
 - New code right after a header (comments, a module docstring's closing quotes) goes after the
-  header's blank line; the sketch's blank line after the new code is then a new one.
+  header's blank line; the sketch's blank line after the new code is then a new one. The same
+  for a new paragraph of prose inside a string, which also ends with a blank line of its own when
+  the next paragraph follows.
 """
 from __future__ import annotations
 
@@ -21,15 +23,19 @@ STUB = re.compile(r"^\s*(?:async\s+)?def\s.*:\s*\.\.\.\s*(?:#.*)?$")  # `def f(x
 HEADER_ENDS = ('"""', "'''")  # a module docstring's closing line
 
 
-def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) -> list[Op]:
-    """Cover of a header, new lines, then the file's blank line right after the header matched to
-    the sketch's blank after the new lines → the cover takes the blank, the sketch's blank is new."""
+def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str],
+                 in_string: frozenset[int] = frozenset()) -> list[Op]:
+    """Cover of a header (or of prose: lines inside a string, a docstring's paragraph), new
+    lines, then the file's blank line right after it matched to the sketch's blank after the new
+    lines → the cover takes the blank, the sketch's blank is new: a new paragraph goes after the
+    blank line that ends the one before it. (In code, new lines right after covered code stay
+    with it: a line appended to a function's body.)"""
     out = list(ops)
     for k in range(1, len(out) - 1):
         if out[k - 1].kind != "cover" or out[k].kind != "new" or not sketch[out[k].s].strip():
             continue
         last = original[out[k - 1].o].strip()
-        if not (last.startswith("#") or last in HEADER_ENDS):
+        if not (last.startswith("#") or last in HEADER_ENDS or out[k - 1].o in in_string):
             continue
         m = k
         while m < len(out) and out[m].kind == "new" and sketch[out[m].s].strip():
@@ -37,6 +43,26 @@ def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) 
         if m < len(out) and out[m].kind == "match" and out[m].o == out[k - 1].o + 1 and not original[out[m].o].strip():
             blank = out[m]
             out[k:m + 1] = [Op("cover", blank.o, out[k - 1].s)] + out[k:m] + [Op("new", -1, blank.s)]
+    return _paragraph_ends(out, original, sketch, in_string)
+
+
+def _paragraph_ends(ops: list[Op], original: Sequence[str], sketch: Sequence[str],
+                    in_string: frozenset[int]) -> list[Op]:
+    """The file's blank line, a new paragraph of prose, then the file's next paragraph (kept by a
+    marker) right after that blank line: the new paragraph ends with a blank line of its own."""
+    out: list[Op] = []
+    for k, op in enumerate(ops):
+        out.append(op)
+        nxt = ops[k + 1] if k + 1 < len(ops) else None
+        if op.kind != "new" or not sketch[op.s].strip() or nxt is None or nxt.kind != "cover" \
+                or nxt.o not in in_string or not original[nxt.o].strip():
+            continue
+        first = k
+        while first > 0 and ops[first - 1].kind == "new" and sketch[ops[first - 1].s].strip():
+            first -= 1
+        before = ops[first - 1] if first > 0 else None
+        if before is not None and before.kind == "match" and before.o == nxt.o - 1 and not original[before.o].strip():
+            out.append(Op("blank", -1, -1))
     return out
 
 

@@ -75,3 +75,24 @@ def block_end(path: str, text: str, line: int, column: int = 0) -> int | None:
         return None
     end = best.end_point[0]
     return end - 1 if best.end_point[1] == 0 else end
+
+
+def string_lines(path: str, text: str) -> frozenset[int]:
+    """0-based lines inside a multi-line string literal after its first (a docstring's body and
+    closing line), or none without a grammar."""
+    tree = _tree(path, text)
+    query = _strings_query(Path(path).suffix.lower()) if tree is not None else None
+    if query is None:
+        return frozenset()
+    out: set[int] = set()
+    for node in QueryCursor(query).captures(tree.root_node).get("s", []):
+        out.update(range(node.start_point[0] + 1, node.end_point[0] + 1))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=8)
+def _strings_query(suffix: str):
+    try:
+        return Query(grammar(suffix)[0], "(string) @s")
+    except Exception:  # a grammar without a `string` node
+        return None
