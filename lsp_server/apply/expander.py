@@ -109,21 +109,9 @@ class _Indenter:
         return line
 
 
-def _in_function(lines: Sequence[str], k: int) -> bool:
-    """Is lines[k] inside a function body (by indentation: an enclosing line opening a `def`)?"""
-    width = len(indent_of(lines[k]))
-    for line in reversed(lines[:k]):
-        if line.strip() and len(indent_of(line)) < width:
-            if FUNCTION_OPENER.match(line.strip()):
-                return True
-            width = len(indent_of(line))
-            if width == 0:
-                return False
-    return False
-
-
 def _enclosing_function(lines: Sequence[str], k: int) -> int | None:
-    """Indentation of the `def` whose body holds lines[k], or None at module or class level."""
+    """Indentation of the `def` whose body holds lines[k] (by indentation), or None at module or
+    class level."""
     width = len(indent_of(lines[k]))
     for line in reversed(lines[:k]):
         if line.strip() and len(indent_of(line)) < width:
@@ -738,7 +726,7 @@ class _Expander:
             lines = self.emit(trial)
             k = next((k for k in range(at + 1, len(trial))
                       if not (trial[k].kind == "new" and trial[k].s in block) and use.search(lines[k])), None)
-            gaps.append(None if k is None or _in_function(lines, k) else k - at)
+            gaps.append(None if k is None or _enclosing_function(lines, k) is not None else k - at)
         known = [g for g in gaps if g is not None]
         if not known:
             return None
