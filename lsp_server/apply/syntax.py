@@ -34,14 +34,22 @@ def error_count(path: str, text: str) -> int | None:
         return None
     count = count_errors(tree.root_node)
     if path.endswith((".py", ".pyi")):
-        blocks = _blocks_query(Path(path).suffix.lower())
-        count += sum(1 for b in QueryCursor(blocks).captures(tree.root_node).get("b", []) if b.start_byte == b.end_byte)
+        count += sum(1 for b in _captures(path, tree, "block") if b.start_byte == b.end_byte)
     return count
 
 
-@lru_cache(maxsize=4)
-def _blocks_query(suffix: str):
-    return Query(grammar(suffix)[0], "(block) @b")
+def _captures(path: str, tree, node_type: str) -> list:
+    """Every node of that type in the tree (a tree-sitter query), or none if the grammar has no such node."""
+    query = _query(Path(path).suffix.lower(), node_type)
+    return [] if query is None else QueryCursor(query).captures(tree.root_node).get("n", [])
+
+
+@lru_cache(maxsize=8)
+def _query(suffix: str, node_type: str):
+    try:
+        return Query(grammar(suffix)[0], f"({node_type}) @n")
+    except Exception:  # the grammar has no such node
+        return None
 
 
 def count_errors(root) -> int:
@@ -81,18 +89,7 @@ def string_lines(path: str, text: str) -> frozenset[int]:
     """0-based lines inside a multi-line string literal after its first (a docstring's body and
     closing line), or none without a grammar."""
     tree = _tree(path, text)
-    query = _strings_query(Path(path).suffix.lower()) if tree is not None else None
-    if query is None:
+    if tree is None:
         return frozenset()
-    out: set[int] = set()
-    for node in QueryCursor(query).captures(tree.root_node).get("s", []):
-        out.update(range(node.start_point[0] + 1, node.end_point[0] + 1))
-    return frozenset(out)
-
-
-@lru_cache(maxsize=8)
-def _strings_query(suffix: str):
-    try:
-        return Query(grammar(suffix)[0], "(string) @s")
-    except Exception:  # a grammar without a `string` node
-        return None
+    return frozenset(k for node in _captures(path, tree, "string")
+                     for k in range(node.start_point[0] + 1, node.end_point[0] + 1))
