@@ -62,9 +62,9 @@ def signature(key: str) -> tuple[str, ...] | None:
 
 
 @dataclass
-class _Original:
-    """What the programme needs of the original, computed once per alignment (it is solved
-    several times: after weak anchors are banned)."""
+class Original:
+    """What the programme needs of the original, computed once per file (the programme is solved
+    several times: after weak anchors are banned, and for the expander's second opinions)."""
     n: int
     ids: dict[str, int]          # stripped line → id ("" → 0)
     o_ids: np.ndarray
@@ -76,7 +76,7 @@ class _Original:
     del_cost: np.ndarray         # prefix sums of the cost of dropping lines
 
 
-def _prepare(o: list[str]) -> _Original:
+def prepare(o: list[str]) -> Original:
     o_keys = [x.strip() for x in o]
     ids: dict[str, int] = {"": 0}
     o_ids = np.array([ids.setdefault(k, len(ids)) for k in o_keys], dtype=np.int64)
@@ -85,10 +85,10 @@ def _prepare(o: list[str]) -> _Original:
     o_blank = o_ids == 0
     o_indent = np.array([len(indent_of(x)) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
-    return _Original(len(o), ids, o_ids, Counter(o_keys), sigs, o_sig, o_blank, o_indent, del_cost)
+    return Original(len(o), ids, o_ids, Counter(o_keys), sigs, o_sig, o_blank, o_indent, del_cost)
 
 
-def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
+def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
            trivial_reward: int, retype: int, pinned: frozenset[int] = frozenset()) -> list[Op]:
     n, m = orig.n, len(s)
     ids, o_ids, counts, sigs, o_sig = orig.ids, orig.o_ids, orig.counts, orig.sigs, orig.o_sig
@@ -149,7 +149,7 @@ def _solve(orig: _Original, s: list[str], marker: list[bool], banned: frozenset[
     return _trace(rows, kept, orig, costs, s, marker, free_edges)
 
 
-def _trace(rows, kept, orig: _Original, costs, s, marker, free_edges: bool) -> list[Op]:
+def _trace(rows, kept, orig: Original, costs, s, marker, free_edges: bool) -> list[Op]:
     """Walk the cheapest path back; at equal cost prefer match, then a new line, then a
     replaced line, then a dropped one; a marker covers as much as it can at that cost (original
     lines are kept rather than replaced)."""
@@ -215,9 +215,9 @@ def _weak(ops: list[Op], counts: Counter, s: list[str], marker: list[bool]) -> s
     return weak
 
 
-def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0,
+def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0,
           retype: int = 1, unmatched: frozenset[int] = frozenset(), pinned: frozenset[int] = frozenset()) -> list[Op]:
-    """The alignment path: every original line once (edge/cover/match/drop), every sketch line
+    """The alignment path of `orig` (from `prepare`): every original line once (edge/cover/match/drop), every sketch line
     once (match/new, markers through their cover ops), in output order. `trivial_reward` > 0
     makes `}` and closing-quote lines anchor too: the second opinion when the first result does not parse;
     `retype` > 1 makes re-typing a line the file has once that much costlier than matching it is
@@ -229,7 +229,6 @@ def align(o: list[str], s: list[str], marker: list[bool], rounds: int = 3, trivi
     marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
     of the file is a fragment: the lines around it are kept (edge)."""
     free_edges = not any(marker)
-    orig = _prepare(o)
     banned = unmatched
     ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
     for _ in range(rounds):

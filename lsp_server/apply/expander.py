@@ -19,10 +19,11 @@ import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Sequence
 
 from lsp_server.apply import imports, layout, syntax
-from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, signature, align, indent_of
+from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, align, indent_of, prepare, signature
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
 
@@ -164,7 +165,8 @@ class _Expander:
         self.o = self.text.split("\n")
         if self.final_newline:
             self.o.pop()
-        self.counts = Counter(x.strip() for x in self.o)  # stripped original line → how often
+        self.original = prepare(self.o)  # once: every opinion aligns against it
+        self.counts = self.original.counts  # stripped original line → how often
         self.s = _clean(sketch)
         self.marker = [is_marker(x, self.counts) for x in self.s]
         self.last_future = max((i for i, x in enumerate(self.o) if FUTURE.match(x)), default=-1)
@@ -174,6 +176,11 @@ class _Expander:
         self.confidence = 1.0
         self.notes: list[str] = []
         self.errors_before: int | None = syntax.error_count(path, self.text)
+
+    @cached_property
+    def in_string(self) -> frozenset[int]:
+        """Original lines inside a multi-line string (prose): found once, for every opinion."""
+        return syntax.string_lines(self.path, self.text)
 
     def hoist_imports(self) -> None:
         """New Python imports alone between two markers go where the file's sorted import blocks
@@ -293,7 +300,7 @@ class _Expander:
 
     def attempt(self, trivial_reward: int = 0, retype: int = 1, unmatched: frozenset[int] = frozenset(),
                 repeat_ok: list[str] | None = None, pinned: frozenset[int] = frozenset()) -> Expansion:
-        ops = align(self.o, self.s, self.marker, trivial_reward=trivial_reward, retype=retype, unmatched=unmatched,
+        ops = align(self.original, self.s, self.marker, trivial_reward=trivial_reward, retype=retype, unmatched=unmatched,
                     pinned=pinned)
         self.moves = self.moved_lines(ops)
         matched = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
@@ -314,7 +321,7 @@ class _Expander:
         ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
         self.check_markers(ops)
         ops = self.with_hoisted(ops)
-        ops = layout.after_header(ops, self.o, self.s, syntax.string_lines(self.path, self.text))
+        ops = layout.after_header(ops, self.o, self.s, self.in_string)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path, self.s)
         self.check_context_copies(kept, lines)
