@@ -90,15 +90,19 @@ def code_start(lines: Sequence[str]) -> int:
     """Index of the first line after the file's header: comments (shebang, encoding, licence),
     blank lines, the module docstring and `from __future__` imports. PEP 8 puts imports there
     when the file has none yet."""
-    i = 0
+    i, first = 0, True  # first: no statement yet (a string is the docstring only as the first)
     while i < len(lines):
         line = lines[i].strip()
-        if not line or line.startswith("#") or line.startswith("from __future__ "):
+        if not line or line.startswith("#"):
             i += 1
             continue
+        if line.startswith("from __future__ "):
+            i, first = i + 1, False
+            continue
         quote = next((q for q in ('"""', "'''") if line.lstrip("rRuUbB").startswith(q)), None)
-        if quote is None or i > next((k for k, x in enumerate(lines) if x.strip() and not x.strip().startswith("#")), i):
-            return i  # code (a docstring only counts as the first statement)
+        if quote is None or not first:
+            return i  # code
+        first = False
         rest = line.lstrip("rRuUbB")[3:]
         while quote not in rest and i + 1 < len(lines):
             i += 1
