@@ -50,7 +50,7 @@ HELDOUT = [("packaging", "23.2", "24.1"), ("pluggy", "1.3.0", "1.5.0"), ("httpx"
 # A second held-out set, added once the first had guided fixes (--fresh): measured before any tuning.
 FRESH = [("anyio", "4.2.0", "4.4.0"), ("more-itertools", "10.1.0", "10.3.0"), ("sqlparse", "0.4.4", "0.5.0"),
          ("filelock", "3.13.1", "3.15.4"), ("tomlkit", "0.12.1", "0.13.0"), ("python-dateutil", "2.8.2", "2.9.0.post0")]
-# A third, measured once on the final code of the session that added it, before looking at a case (--third).
+# A third, added once --fresh had guided fixes, measured once before looking at a case (--third).
 THIRD = [("markdown", "3.5", "3.6"), ("pyparsing", "3.1.1", "3.1.2"), ("tqdm", "4.66.1", "4.66.4"),
          ("pyflakes", "3.1.0", "3.2.0"), ("cachetools", "5.3.2", "5.4.0"), ("tabulate", "0.8.10", "0.9.0")]
 # A fourth, likewise, added once --third had guided fixes (--fourth).
