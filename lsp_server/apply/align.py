@@ -3,12 +3,14 @@
 An edit distance between the original's lines and the sketch's lines in which an elision marker
 is a wildcard. Costs (integers; why in brackets):
 - a sketch line equal to an original line: match, -MATCH for a line the file has once (a kept
-  line is the strongest evidence of position), twice that for a definition (`def`, `class`...),
+  line is the strongest evidence of position), twice that for a definition (`def`, `class`...)
+  whose name the file defines once,
   -2 or -1 for a line found in several places; trivial lines (`}`, `else:`) and blank lines match for 0 (they are everywhere);
 - a sketch line the file has exactly once, left unmatched: +INS + its reward (re-typing a kept
   line while a marker swallows the original would duplicate it);
 - a new sketch line: +INS, or +SIMILAR_SUB in place of a similar original line (an edited line
-  replaces the line it edits rather than being added next to it), +INS+1 in place of any line
+  replaces the line it edits rather than being added next to it; a definition line the file
+  also has elsewhere, as overloads do, may edit its namesake too), +INS+1 in place of any line
   (so a new line never makes dropping an old one free);
 - an original line dropped with no marker: +DEL (blank lines: 1);
 - a marker covers any run of original lines indented at least as deep as itself for free (a
@@ -70,6 +72,7 @@ class Original:
     o_ids: np.ndarray
     counts: Counter              # stripped line → how often the file has it
     sigs: dict[tuple, int]
+    sig_counts: Counter          # signature → how many original lines share it
     o_sig: np.ndarray
     o_blank: np.ndarray
     o_indent: np.ndarray
@@ -85,7 +88,8 @@ def prepare(o: list[str]) -> Original:
     o_blank = o_ids == 0
     o_indent = np.array([len(indent_of(x)) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
-    return Original(len(o), ids, o_ids, Counter(o_keys), sigs, o_sig, o_blank, o_indent, del_cost)
+    sig_counts = Counter(g for k in o_keys if (g := signature(k)))
+    return Original(len(o), ids, o_ids, Counter(o_keys), sigs, sig_counts, o_sig, o_blank, o_indent, del_cost)
 
 
 def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
@@ -126,14 +130,16 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
         elif count > 1:  # a line found in many places says little about which one
             reward = 2 if count <= 3 else 1
         else:
-            reward = 2 * MATCH if DEFINITION.match(key) else MATCH
+            # a definition names a place, unless the file defines the name again (overloads)
+            reward = 2 * MATCH if DEFINITION.match(key) and orig.sig_counts[signature(key)] <= 1 else MATCH
         match = -reward
         # re-typing a line the file has exactly once would duplicate it: as costly as the match is good
         ins = 1 if not key else INS + (retype * reward if count == 1 or (trivial and trivial_reward) else 0)
         if i in pinned:
             ins += PINNED
         sig = signature(key)
-        sig_id = sigs[sig] if sig is not None and sid < 0 and sig in sigs else -1
+        editable = sid < 0 or (count == 1 and DEFINITION.match(key))  # `def f(  # noqa` → `def f(` as an overload has it
+        sig_id = sigs[sig] if sig is not None and editable and sig in sigs else -1
         a = prev + ins
         if key:
             sub = prev[:-1] + ins + 1

@@ -324,7 +324,7 @@ class _Expander:
         ops = layout.after_header(ops, self.o, self.s, self.in_string)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path, self.s)
-        self.check_context_copies(kept, lines)
+        self.check_context_copies(kept, lines, self.edits(ops))
         if any(op.kind == "edge" and self.o[op.o].strip() for op in kept):
             if not self.fragment(kept):
                 self.penalise(0.95, "no markers: the sketch is the whole new file")
@@ -355,6 +355,12 @@ class _Expander:
         dropped = {self.o[op.o].strip() for op in ops if op.kind == "drop"}
         return frozenset(op.s for op in ops if op.kind == "new" and (key := self.s[op.s].strip()) in dropped
                          and self.counts.get(key) == 1 and not TRIVIAL.match(key))
+
+    def edits(self, ops: list[Op]) -> set[int]:
+        """Sketch lines that replace the original line dropped right before them, which starts
+        alike (`def convert(  # noqa: F811` → `def convert(`): an edited line."""
+        return {op.s for prev, op in zip(ops, ops[1:]) if prev.kind == "drop" and op.kind == "new"
+                and (sig := signature(self.s[op.s].strip())) is not None and sig == signature(self.o[prev.o].strip())}
 
     def edited_definition(self, ops: list[Op]) -> bool:
         """The sketch rewrote a definition's own line (`def greet(name):` → `def greet(name, x):`):
@@ -487,15 +493,16 @@ class _Expander:
                 raise ApplyError(f"the lines the sketch shows around its change at sketch line {mine[0][0] + 1} "
                                  f"fit original lines {first + 1} and {fits[0] + 1}: cannot tell which place it means")
 
-    def check_context_copies(self, ops: list[Op], lines: list[str]) -> None:
+    def check_context_copies(self, ops: list[Op], lines: list[str], edits: set[int]) -> None:
         """A line of the file the sketch writes anew right next to a marker, while that marker keeps
         the same line, at the same depth, in the same function: the sketch showed it as the
         marker's context, and the marker stands for the lines on the other side of it
         (more-itertools' `yield tuple(window)`, which the file has three times: the old loop
-        stayed under the new one). Two readings; refused, not guessed."""
+        stayed under the new one). Two readings; refused, not guessed. A line that edits the line
+        it replaces (edits) is no copy: pytest's overloads share `def deprecated_call(`."""
         for k, op in enumerate(ops):
             key = lines[k].strip()
-            if op.kind != "new" or not key or TRIVIAL.match(key) or key not in self.counts:
+            if op.kind != "new" or op.s in edits or not key or TRIVIAL.match(key) or key not in self.counts:
                 continue
             depth = indent_of(lines[k])
             owner = _enclosing_function(lines, k)  # None: module or class level, where only nearby lines count
