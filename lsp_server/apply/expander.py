@@ -798,6 +798,24 @@ class _Expander:
             seen[line.rstrip()] = i
         return None
 
+    @cached_property
+    def python_original(self) -> bool:
+        """A Python file that both tree-sitter and CPython parse: its results must parse in CPython."""
+        return self.path.endswith((".py", ".pyi")) and self.errors_before == 0 and syntax.python_parses(self.text)
+
+    def check_parses(self, text: str) -> None:
+        """The result parses no worse than the original: CPython's parser for a Python file it
+        took (stricter, and no slower than tree-sitter), else tree-sitter's error count. The
+        original is parsed by CPython only when a result fails (it may use newer syntax)."""
+        if self.path.endswith((".py", ".pyi")) and self.errors_before == 0:
+            if syntax.python_parses(text):
+                return
+            if self.python_original:
+                raise _Unparsable("the expanded file would not parse (Python finds syntax errors; the original has none)")
+        before, after = self.errors_before, syntax.error_count(self.path, text)
+        if before is not None and after is not None and after > before:
+            raise _Unparsable(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
+
     def finish(self, lines: list[str], ops: list[Op] | None = None, repeat_ok: list[str] | None = None) -> Expansion:
         """The last checks; repeat_ok: a result whose repeated line is intended."""
         twice = self.duplicated(lines, ops)
@@ -807,9 +825,7 @@ class _Expander:
         text = "\n".join(lines)
         if self.final_newline or (not self.text and lines):
             text += "\n"
-        before, after = self.errors_before, syntax.error_count(self.path, text)
-        if before is not None and after is not None and after > before:
-            raise _Unparsable(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
+        self.check_parses(text)
         if self.confidence < MIN_CONFIDENCE:
             raise ApplyError(f"confidence {self.confidence:.2f} is below {MIN_CONFIDENCE}: " + "; ".join(self.notes))
         if self.eol != "\n":

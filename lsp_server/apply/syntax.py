@@ -1,6 +1,9 @@
-"""tree-sitter facts: error counts (the expander, next-edit checks) and where definitions end."""
+"""tree-sitter facts: error counts (the expander, next-edit checks) and where definitions end;
+and Python's own parser, which is stricter about indentation than tree-sitter's grammar."""
 from __future__ import annotations
 
+import ast
+import warnings
 from functools import lru_cache
 from pathlib import Path
 
@@ -36,6 +39,19 @@ def error_count(path: str, text: str) -> int | None:
     if path.endswith((".py", ".pyi")):
         count += sum(1 for b in _captures(path, tree, "block") if b.start_byte == b.end_byte)
     return count
+
+
+def python_parses(text: str) -> bool:
+    """Does CPython's parser take the text? tree-sitter's Python grammar accepts a block's lines
+    at a depth no block opened (typing_extensions: a method's body left under comments after the
+    `class` and `def` lines that opened it were dropped), which Python rejects."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # `"\d"` and the like: warnings, not errors
+        try:
+            compile(text, "<sketch result>", "exec", ast.PyCF_ONLY_AST)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
 
 
 def _captures(path: str, tree, node_type: str) -> list:

@@ -85,6 +85,14 @@ def test_moved_code_is_refused_not_guessed():
         expand(original, sketch, "m.py")
 
 
+def test_an_original_python_rejects_is_judged_by_tree_sitter_alone():
+    # tree-sitter takes the stray indentation, CPython does not: the result is no worse than the
+    # original, so the edit applies (a file for a newer Python, or already broken, stays editable)
+    original = "def f():\n    return 1\n\n\nx = 1\n    y = 2\nz = 3\n"
+    sketch = "# ... existing code ...\nx = 1\n    y = 2\nz = 30\n"
+    assert expand(original, sketch, "m.py").text == original.replace("z = 3", "z = 30")
+
+
 def test_empty_sketch_and_empty_file():
     with pytest.raises(ApplyError, match="empty"):
         expand("x = 1\n", "\n\n", "m.py")

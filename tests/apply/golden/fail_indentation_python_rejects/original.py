@@ -1,0 +1,6 @@
+def f():
+    return 1
+
+
+x = 1
+z = 3

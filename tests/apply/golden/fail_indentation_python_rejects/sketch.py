@@ -1,0 +1,4 @@
+# ... existing code ...
+x = 1
+    y = 2
+z = 3
