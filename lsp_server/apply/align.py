@@ -77,6 +77,7 @@ class Original:
     o_blank: np.ndarray
     o_indent: np.ndarray
     del_cost: np.ndarray         # prefix sums of the cost of dropping lines
+    joined: str                  # "\n" + the non-blank stripped lines, each followed by "\n" (runs of lines by `in`)
 
 
 def prepare(o: list[str]) -> Original:
@@ -89,7 +90,8 @@ def prepare(o: list[str]) -> Original:
     o_indent = np.array([len(indent_of(x)) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
     sig_counts = Counter(g for k in o_keys if (g := signature(k)))
-    return Original(len(o), ids, o_ids, Counter(o_keys), sigs, sig_counts, o_sig, o_blank, o_indent, del_cost)
+    joined = "\n" + "".join(k + "\n" for k in o_keys if k)
+    return Original(len(o), ids, o_ids, Counter(o_keys), sigs, sig_counts, o_sig, o_blank, o_indent, del_cost, joined)
 
 
 def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
@@ -233,7 +235,11 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
 
     A sketch with markers says everything about the file: where it does not begin or end with a
     marker, the file begins or ends there. A sketch without markers whose lines sit in the middle
-    of the file is a fragment: the lines around it are kept (edge)."""
+    of the file is a fragment: the lines around it are kept (edge).
+
+    Lines shown right after a marker that the file has together but the programme wrote anew (it
+    preferred editing an older copy of similar code into the sketch's new code) are the marker's
+    context: the programme is solved again with them pinned."""
     free_edges = not any(marker)
     banned = unmatched
     ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
@@ -243,4 +249,34 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
             break
         banned = banned | weak
         ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
+    edges = _retyped_context(ops, orig, s, marker) - banned - pinned
+    if edges:
+        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned | edges)
     return ops
+
+
+def _retyped_context(ops: list[Op], orig: Original, s: list[str], marker: list[bool]) -> frozenset[int]:
+    """The lines between a marker and the first line matched after it, written anew although the
+    file has them together, in order, and all telling (two at least): the sketch's context for
+    where the marker ends, re-typed because the programme found it cheaper to turn an older copy
+    of similar code into the sketch's new code (typing_extensions' `TypeIs`, a near copy of
+    `TypeGuard`, made by editing `TypeGuard` away). They are matched if they can be."""
+    kind = {op.s: op.kind for op in ops if op.kind in ("match", "new")}
+    keys = [x.strip() for x in s]
+    out: set[int] = set()
+    for i, is_marker in enumerate(marker):
+        if not is_marker:
+            continue
+        run, end = [], None
+        for j in range(i + 1, len(s)):
+            if marker[j] or (keys[j] and kind.get(j) == "match"):
+                end = j if not marker[j] and orig.counts.get(keys[j], 0) > 1 else None  # a weak anchor
+                break
+            if keys[j]:
+                run.append(j)
+        if len(run) >= 2 and all(not TRIVIAL.match(keys[j]) for j in run) \
+                and "\n" + "".join(keys[j] + "\n" for j in run) in orig.joined:
+            out.update(run)
+            if end is not None and "\n" + "".join(keys[j] + "\n" for j in run + [end]) in orig.joined:
+                out.add(end)  # `""")` ending the context tells which of two copies it means
+    return frozenset(out)

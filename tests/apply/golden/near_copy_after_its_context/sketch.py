@@ -1,0 +1,24 @@
+# ... existing code ...
+        Line b of the docs.
+        The end of it.
+        """)
+
+
+if NEW:
+    def narrow(x):
+        """Check x.
+
+        Line a of the docs.
+        Line b of the docs.
+        Narrowing.
+        """
+        return check(x)
+else:
+    narrow = Form(
+        doc="""Check x.
+
+        Line a of the docs.
+        Line b of the docs.
+        Narrowing.
+        """)
+# ... existing code ...
