@@ -14,12 +14,12 @@ merges (returned text != answer), latency p50/p95 per file and output characters
 with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
 the local model to rewrite the whole file from original + sketch.
 
-    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh | --third | --fourth]
+    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh | --third | --fourth | --fifth]
 
 "exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
 model to keep the lines around each change, which bare sketches do not. --heldout runs other
-release pairs, which the expander's rules were not tuned on; --fresh, --third and --fourth further
-such sets, each added once the one before had guided fixes.
+release pairs, which the expander's rules were not tuned on; --fresh, --third, --fourth and --fifth
+further such sets, each added once the one before had guided fixes.
 
 Prints one JSON object.
 """
@@ -56,7 +56,11 @@ THIRD = [("markdown", "3.5", "3.6"), ("pyparsing", "3.1.1", "3.1.2"), ("tqdm", "
 # A fourth, likewise, added once --third had guided fixes (--fourth).
 FOURTH = [("isort", "5.12.0", "5.13.2"), ("pytest", "8.0.0", "8.1.1"), ("httpcore", "1.0.2", "1.0.5"),
           ("starlette", "0.36.3", "0.37.2"), ("mako", "1.3.0", "1.3.2"), ("typing-extensions", "4.9.0", "4.10.0")]
-SETS = {"tuned": PAIRS, "heldout": HELDOUT, "fresh": FRESH, "third": THIRD, "fourth": FOURTH}
+# A fifth, likewise, added once --fourth had guided fixes (--fifth); first measured at 6f1400f.
+FIFTH = [("h11", "0.13.0", "0.14.0"), ("jmespath", "0.10.0", "1.0.1"), ("marshmallow", "3.20.1", "3.21.1"),
+         ("toolz", "0.12.0", "0.12.1"), ("arrow", "1.2.3", "1.3.0"), ("humanize", "4.8.0", "4.9.0"),
+         ("fastapi", "0.109.0", "0.110.0")]
+SETS = {"tuned": PAIRS, "heldout": HELDOUT, "fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH}
 CACHE = Path.home() / ".cache" / "tandem-bench" / "packages"
 MARKERS = ["# ... existing code ...", "# ... rest of the code unchanged ...", "# ...", "# (unchanged code omitted)",
            "# ... existing code (unchanged) ..."]
