@@ -82,16 +82,21 @@ class Original:
 
 def prepare(o: list[str]) -> Original:
     o_keys = [x.strip() for x in o]
+    counts = Counter(o_keys)
     ids: dict[str, int] = {"": 0}
     o_ids = np.array([ids.setdefault(k, len(ids)) for k in o_keys], dtype=np.int64)
+    key_sig = {k: signature(k) for k in counts}  # once per distinct line
     sigs: dict[tuple, int] = {}
-    o_sig = np.array([sigs.setdefault(g, len(sigs)) if (g := signature(k)) else -1 for k in o_keys], dtype=np.int64)
+    o_sig = np.array([sigs.setdefault(g, len(sigs)) if (g := key_sig[k]) else -1 for k in o_keys], dtype=np.int64)
+    sig_counts: Counter = Counter()
+    for k, n in counts.items():
+        if key_sig[k]:
+            sig_counts[key_sig[k]] += n
     o_blank = o_ids == 0
-    o_indent = np.array([len(indent_of(x)) for x in o], dtype=np.int64)
+    o_indent = np.array([len(x) - len(x.lstrip()) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
-    sig_counts = Counter(g for k in o_keys if (g := signature(k)))
     joined = "\n" + "".join(k + "\n" for k in o_keys if k)
-    return Original(len(o), ids, o_ids, Counter(o_keys), sigs, sig_counts, o_sig, o_blank, o_indent, del_cost, joined)
+    return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_indent, del_cost, joined)
 
 
 def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,

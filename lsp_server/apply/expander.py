@@ -803,12 +803,52 @@ class _Expander:
         """A Python file that both tree-sitter and CPython parse: its results must parse in CPython."""
         return self.path.endswith((".py", ".pyi")) and self.errors_before == 0 and syntax.python_parses(self.text)
 
-    def check_parses(self, text: str) -> None:
+    @cached_property
+    def top_level(self) -> frozenset[int]:
+        return syntax.top_level_starts(self.path, self.text)
+
+    def changed_statements(self, lines: list[str], ops: list[Op] | None) -> list[str]:
+        """The result cut at lines kept from the original that start a top-level statement there:
+        the stretches holding a change (a line not the original's, or two lines not next to each
+        other in the original), each as text. The other stretches are runs of the original's
+        whole statements, which parse; so the result parses if these do (CPython builds objects
+        for every node: parsing only the changed statements of a 4,000-line file saves ~20 ms)."""
+        if ops is None or not self.top_level:
+            return ["\n".join(lines)]
+        orig_of = [op.o if op.kind in ("cover", "edge", "match") and lines[k] == self.o[op.o] else None
+                   for k, op in enumerate(ops)]
+        last_code = ""  # a decorator the sketch added belongs to the statement after it
+        cuts = []
+        for k, o in enumerate(orig_of):
+            if k > 0 and o is not None and o in self.top_level and not last_code.startswith("@"):
+                cuts.append(k)
+            last_code = lines[k].lstrip() or last_code
+        cuts.append(len(lines))
+        out, start, prev_changed = [], 0, False
+        pending: list[str] = []
+        for end in cuts:
+            stretch = orig_of[start:end]
+            changed = None in stretch or any(b != a + 1 for a, b in zip(stretch, stretch[1:])) \
+                or (end < len(lines) and stretch[-1] is not None and orig_of[end] != stretch[-1] + 1) \
+                or (start > 0 and orig_of[start - 1] is not None and stretch[0] != orig_of[start - 1] + 1) \
+                or (start == 0 and stretch[0] != 0) or (end == len(lines) and stretch[-1] != len(self.o) - 1)
+            if changed:
+                pending.extend(lines[start:end])
+            elif pending:
+                out.append("\n".join(pending))
+                pending = []
+            start = end
+        if pending:
+            out.append("\n".join(pending))
+        return out
+
+    def check_parses(self, text: str, lines: list[str] | None = None, ops: list[Op] | None = None) -> None:
         """The result parses no worse than the original: CPython's parser for a Python file it
-        took (stricter, and no slower than tree-sitter), else tree-sitter's error count. The
-        original is parsed by CPython only when a result fails (it may use newer syntax)."""
+        took (stricter than tree-sitter), on the statements that changed, else tree-sitter's error
+        count. The original is parsed by CPython only when a result fails (it may use newer syntax)."""
         if self.path.endswith((".py", ".pyi")) and self.errors_before == 0:
-            if syntax.python_parses(text):
+            parts = self.changed_statements(lines, ops) if lines is not None else [text]
+            if all(syntax.python_parses(part) for part in parts):
                 return
             if self.python_original:
                 raise _Unparsable("the expanded file would not parse (Python finds syntax errors; the original has none)")
@@ -825,7 +865,7 @@ class _Expander:
         text = "\n".join(lines)
         if self.final_newline or (not self.text and lines):
             text += "\n"
-        self.check_parses(text)
+        self.check_parses(text, lines, ops)
         if self.confidence < MIN_CONFIDENCE:
             raise ApplyError(f"confidence {self.confidence:.2f} is below {MIN_CONFIDENCE}: " + "; ".join(self.notes))
         if self.eol != "\n":

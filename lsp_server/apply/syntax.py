@@ -54,6 +54,16 @@ def python_parses(text: str) -> bool:
     return True
 
 
+def top_level_starts(path: str, text: str) -> frozenset[int]:
+    """0-based lines where a top-level statement starts at column 0 (comments aside: a comment
+    at column 0 may sit inside a function), or none without a grammar."""
+    tree = _tree(path, text)
+    if tree is None:
+        return frozenset()
+    return frozenset(node.start_point[0] for node in tree.root_node.children
+                     if node.start_point[1] == 0 and node.type != "comment")
+
+
 def _captures(path: str, tree, node_type: str) -> list:
     """Every node of that type in the tree (a tree-sitter query), or none if the grammar has no such node."""
     query = _query(Path(path).suffix.lower(), node_type)

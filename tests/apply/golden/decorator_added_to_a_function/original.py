@@ -1,0 +1,13 @@
+import functools
+
+
+def first():
+    return 1
+
+
+def second():
+    return 2
+
+
+def third():
+    return 3
