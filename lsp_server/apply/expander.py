@@ -489,9 +489,34 @@ class _Expander:
             first, last = min(stretch), max(stretch)
             fits = [p for p in range(lo + 1, hi) if keys[p] == keys[first] and p != first
                     and last + p - first < hi and keys[p:p + last - first + 1] == keys[first:last + 1]]
+            if not fits:  # places where the shown lines fit but what they replace differs: the likeliest edit
+                fits = self.likelier_places(ops, at, stretch, lo, hi)
             if fits:
                 raise ApplyError(f"the lines the sketch shows around its change at sketch line {mine[0][0] + 1} "
                                  f"fit original lines {first + 1} and {fits[0] + 1}: cannot tell which place it means")
+
+    def likelier_places(self, ops: list[Op], at: list[int], stretch: list[int], lo: int, hi: int) -> list[int]:
+        """Other places where a stretch's matched lines stand the same, whose lines at the offsets
+        the stretch replaces are at least as like its new lines as the ones it replaced (two
+        `_deserialize` methods after `return value.compressed`: the new signature names the
+        second one's types). The alignment's costs tie there and it took the first."""
+        span = ops[at[0]:at[-1] + 2]
+        new = "\n".join(self.s[op.s].strip() for op in span if op.kind == "new" and self.s[op.s].strip())
+        if not new:
+            return []
+        first, keys = min(stretch), [x.strip() for x in self.o]
+        shown = [op.o - first for op in span if op.kind == "match"]
+        replaced = [op.o - first for op in span if op.kind == "drop"]
+        width = max(stretch) - first + 1
+
+        def likeness(p: int) -> float:
+            old = "\n".join(keys[p + d] for d in replaced if keys[p + d])
+            # a place where the new lines are already there would be no edit: no reading
+            return -1.0 if old == new else difflib.SequenceMatcher(None, new, old, autojunk=False).ratio()
+
+        mine = likeness(first)
+        return [p for p in range(lo + 1, hi - width + 1) if p != first
+                and all(keys[p + d] == keys[first + d] for d in shown) and likeness(p) >= max(mine, 0.0)]
 
     def check_context_copies(self, ops: list[Op], lines: list[str], edits: set[int]) -> None:
         """A line of the file the sketch writes anew right next to a marker, while that marker keeps
