@@ -34,6 +34,7 @@ NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botch
 NEAR_CONTEXT = 30  # lines: outside a function, how far a marker's kept copy of a context line counts
 MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
+MOVED_IMPORT = 10  # lines: how far apart a re-typed import and the copy a marker keeps count as one block
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
 SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous
@@ -319,6 +320,7 @@ class _Expander:
         ops = self.whole_bodies(ops)
         ops = self.place_floating(ops)
         ops = self.overlaps(ops)  # a placed block can leave a marker's lines next to re-typed context
+        ops = self.moved_imports(ops)
         self.check_markers(ops)
         ops = self.with_hoisted(ops)
         ops = layout.after_header(ops, self.o, self.s, self.in_string)
@@ -333,6 +335,24 @@ class _Expander:
         result = self.finish(lines, kept, repeat_ok)
         self.check_unique_anchors(ops)  # last: a second opinion may still give a result that passes
         return result
+
+    def moved_imports(self, ops: list[Op]) -> list[Op]:
+        """An import the file and the sketch each have once, written anew by the sketch while a
+        marker next to its run keeps the original a few lines away: the sketch reordered its
+        import block (marshmallow's `import datetime as dt` above `import functools`, whose old
+        line a marker kept). The kept copy goes; a file never imports the same line twice."""
+        sketch_counts = Counter(x.strip() for x in self.s)
+        new = {self.s[op.s].strip(): k for k, op in enumerate(ops) if op.kind == "new"
+               and IMPORT.match(self.s[op.s].strip()) and sketch_counts[self.s[op.s].strip()] == 1
+               and self.counts.get(self.s[op.s].strip()) == 1}
+        if not new:
+            return ops
+        out = list(ops)
+        for k, op in enumerate(ops):
+            if op.kind == "cover" and (at := new.get(self.o[op.o].strip())) is not None and abs(at - k) <= MOVED_IMPORT:
+                out[k] = Op("drop", op.o, -1)
+                self.penalise(0.95, "an import the sketch moved within its block")
+        return out
 
     def fragment(self, ops: list[Op]) -> bool:
         """A sketch without markers describes the whole file (the planner's prompt says so). One
