@@ -629,7 +629,8 @@ class _Expander:
                 continue
             dropped = {self.o[op.o].strip() for op in ops if op.kind == "drop"}
             moved = [i for i in core if self.s[i].strip() in dropped and self.counts.get(self.s[i].strip()) == 1]
-            if moved:  # a line of the file taken from its place, and nothing says where it goes
+            resorted = self.resorted_imports(ops, region, core, moved) if moved else None
+            if moved and resorted is None:  # a line of the file taken from its place, and nothing says where it goes
                 line = self.s[moved[0]].strip()
                 at = next(k for k, x in enumerate(self.o) if x.strip() == line)
                 raise ApplyError(f"the sketch moves {line[:60]!r} (original line {at + 1}) with no context "
@@ -644,7 +645,7 @@ class _Expander:
                         and (IMPORT.match(self.s[core[0]].strip()) or not self.amid_imports(region, p))
                         and not self.before_future(region, p)]
             points = sensible or points
-            sorted_at = self.import_place(region, core)
+            sorted_at = resorted if resorted is not None else self.import_place(region, core)
             if sorted_at is None and self.first_imports(core):
                 start = imports.code_start(self.o)  # no import yet: at the top of the code (PEP 8)
                 sorted_at = next((x for x, o in enumerate(region) if o == start), None)
@@ -660,6 +661,27 @@ class _Expander:
                 chosen = points[0] if points else len(region)
             ops[lo:hi] = self.placed(region, chosen, core_lines, lead, trailing)
         return ops
+
+    def resorted_imports(self, ops: list[Op], region: list[int], core: list[int], moved: list[int]) -> int | None:
+        """Imports alone between two markers, each one the file has and the alignment dropped
+        from its place: the sketch re-sorted the import block (pytest's `import warnings`, from
+        among the `import` lines to after `from typing import Union`). The one place an order
+        the rest of the block still follows puts them, as an offset into region, else None."""
+        lines = [i for i in core if self.s[i].strip()]
+        if len(moved) != len(lines) or not self.path.endswith((".py", ".pyi")):
+            return None
+        gone = {op.o for op in ops if op.kind == "drop"}
+        places = set()
+        for i in lines:
+            line = self.s[i].strip()
+            was = next(k for k, x in enumerate(self.o) if x.strip() == line)
+            places.add(imports.resorted_place(self.o, gone, line, was))
+        if len(places) != 1 or None in places:
+            return None
+        at = places.pop()
+        if at in region:
+            return region.index(at)
+        return len(region) if at == region[-1] + 1 else None
 
     def floating_runs(self, matched: set[int] | None = None) -> list[tuple[int, int]]:
         """Sketch spans [a, b] strictly between two markers holding no line found in the file (or,

@@ -69,21 +69,44 @@ def _blocks(lines: Sequence[str]) -> list[list[tuple[int, int]]]:
     return blocks
 
 
-def sorted_place(lines: Sequence[str], new_line: str) -> int | None:
-    """Index into lines before which `new_line` (an import) goes, or None: not an import, no
-    block of its section, more than one, or the file's blocks follow no order we know."""
+def _places(lines: Sequence[str], new_line: str) -> list[int] | None:
+    """Per order the file's blocks follow (first the default), the index into lines before which
+    `new_line` goes; None: not an import, or no single block of its section."""
     key = import_key(new_line)
     if key is None:
         return None
     blocks = _blocks(lines)
     keys = {start: import_key(lines[start]) for b in blocks for start, _ in b}
-    order = next((o for o in ORDERS if all(o(keys[a]) <= o(keys[b])
-                                           for blk in blocks for (a, _), (b, _) in zip(blk, blk[1:]))), None)
     mine = [b for b in blocks if section(key) in {section(keys[start]) for start, _ in b}]
-    if order is None or len(mine) != 1:
+    if len(mine) != 1:
         return None
-    before = [end for start, end in mine[0] if order(keys[start]) <= order(key)]
-    return before[-1] if before else mine[0][0][0]
+    places = []
+    for order in ORDERS:
+        if all(order(keys[a]) <= order(keys[b]) for blk in blocks for (a, _), (b, _) in zip(blk, blk[1:])):
+            before = [end for start, end in mine[0] if order(keys[start]) <= order(key)]
+            places.append(before[-1] if before else mine[0][0][0])
+    return places
+
+
+def sorted_place(lines: Sequence[str], new_line: str) -> int | None:
+    """Index into lines before which `new_line` (an import) goes, or None: not an import, no
+    block of its section, more than one, or the file's blocks follow no order we know."""
+    places = _places(lines, new_line)
+    return places[0] if places else None
+
+
+def resorted_place(lines: Sequence[str], gone: set[int], line: str, was: int) -> int | None:
+    """Where an import the sketch took from line `was` goes, the lines in `gone` (it among them)
+    taken away: the place an order the rest still follows puts it, other than where it was (a
+    sketch that moves an import re-sorts the block: isort's default order to its sorting by
+    module). An index into lines, or None when no such order or two places fit."""
+    kept = [i for i in range(len(lines)) if i not in gone]
+    places = _places([lines[i] for i in kept], line)
+    if not places:
+        return None
+    home = next((k for k, i in enumerate(kept) if i > was), len(kept))
+    found = {kept[p] if p < len(kept) else len(lines) for p in places if p != home}
+    return found.pop() if len(found) == 1 else None
 
 
 def code_start(lines: Sequence[str]) -> int:
