@@ -884,26 +884,26 @@ class _Expander:
             return ["\n".join(lines)]
         orig_of = [op.o if op.kind in ("cover", "edge", "match") and lines[k] == self.o[op.o] else None
                    for k, op in enumerate(ops)]
-        last_code = ""  # a decorator the sketch added belongs to the statement after it
-        cuts = []
+        def follows(k: int) -> bool:  # result line k is the original line after result line k - 1
+            if k == len(orig_of):  # the end: the result ends with the file's last line
+                return bool(orig_of) and orig_of[-1] == len(self.o) - 1
+            before = orig_of[k - 1] if k else -1
+            return orig_of[k] is not None and before is not None and orig_of[k] == before + 1
+
+        joined = [follows(k) for k in range(len(orig_of) + 1)]
+        cuts, last_code = [], ""  # a decorator the sketch added belongs to the statement after it
         for k, o in enumerate(orig_of):
-            if k > 0 and o is not None and o in self.top_level and not last_code.startswith("@"):
+            if k and o in self.top_level and not last_code.startswith("@"):
                 cuts.append(k)
             last_code = lines[k].lstrip() or last_code
-        cuts.append(len(lines))
-        out, start, prev_changed = [], 0, False
-        pending: list[str] = []
-        for end in cuts:
-            stretch = orig_of[start:end]
-            changed = None in stretch or any(b != a + 1 for a, b in zip(stretch, stretch[1:])) \
-                or (end < len(lines) and stretch[-1] is not None and orig_of[end] != stretch[-1] + 1) \
-                or (start > 0 and orig_of[start - 1] is not None and stretch[0] != orig_of[start - 1] + 1) \
-                or (start == 0 and stretch[0] != 0) or (end == len(lines) and stretch[-1] != len(self.o) - 1)
-            if changed:
+        out, pending, start = [], [], 0
+        for end in cuts + [len(lines)]:
+            if all(joined[start:end + 1]):  # the original's statements, as they were
+                if pending:
+                    out.append("\n".join(pending))
+                    pending = []
+            else:
                 pending.extend(lines[start:end])
-            elif pending:
-                out.append("\n".join(pending))
-                pending = []
             start = end
         if pending:
             out.append("\n".join(pending))
