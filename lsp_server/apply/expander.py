@@ -16,6 +16,7 @@ Failures raise ApplyError with a reason: a wrong merge is worse than none.
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from lsp_server.apply import imports, layout, syntax
 from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, align, indent_of, prepare, signature
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import detect_eol, normalise_eol
+
+log = logging.getLogger(__name__)
 
 MIN_CONFIDENCE = 0.5
 OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker keeps...
@@ -803,6 +806,7 @@ class _Expander:
         block = set(core)
         gaps = []
         for trial in trials:
+            trial = [op for op in trial if op.kind != "drop"]  # one op per line of the text
             at = next(k for k, op in enumerate(trial) if op.kind == "new" and op.s == core[-1])
             lines = self.emit(trial)
             k = next((k for k in range(at + 1, len(trial))
@@ -942,4 +946,10 @@ class _Expander:
 
 def expand(original: str, sketch: str, path: str = "", chooser: Chooser | None = None) -> Expansion:
     """The full new text of `path` after applying `sketch` to `original`, or ApplyError."""
-    return _Expander(original, sketch, path, chooser).run()
+    try:
+        return _Expander(original, sketch, path, chooser).run()
+    except ApplyError:
+        raise
+    except Exception as exc:  # a bug here refuses one file with a reason; it never takes the plan down
+        log.exception("the expander failed on %s", path or "a sketch")
+        raise ApplyError(f"internal error in the expander ({type(exc).__name__}): the sketch was not applied") from exc

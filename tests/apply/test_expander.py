@@ -136,3 +136,22 @@ def test_new_import_goes_where_the_files_import_order_puts_it():
     assert sorted_place(header, "x = 1") is None
     # a file sorted by neither known order gets no answer
     assert sorted_place(["import typing", "import abc"], "import re") is None
+
+
+def test_a_bug_in_the_expander_refuses_the_file_with_a_reason(monkeypatch):
+    from lsp_server.apply import expander
+
+    def broken(self, **kwargs):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(expander._Expander, "attempt", broken)
+    with pytest.raises(ApplyError, match="internal error in the expander \\(IndexError\\)"):
+        expand("x = 1\n", "# ... existing code ...\nx = 2\n", "m.py")
+
+
+def test_a_new_definition_with_no_user_after_an_edited_line_is_refused_not_crashed():
+    # above_first_user read a trial's text (dropped lines left out) at the trial's own indices
+    original = "import os\n\nX = 1\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    sketch = "import os\n\nX = 2\n# ... existing code ...\ndef helper():\n    return 3\n# ... existing code ...\n"
+    with pytest.raises(ApplyError, match="3 places fit"):
+        expand(original, sketch, "m.py")
