@@ -14,8 +14,10 @@ merges (returned text != answer), latency p50/p95 per file and output characters
 with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
 the local model to rewrite the whole file from original + sketch.
 
-    python bench/apply.py [--baseline-files 4] [--no-model] [--heldout | --fresh | --third | --fourth | --fifth]
+    python bench/apply.py [--baseline-files 4] [--no-model] [--all-styles] [--heldout | --fresh | --third | --fourth | --fifth]
 
+--all-styles sketches every file in every style (first measured at 158c77c, six sets, 1,896 sketches:
+42 silent wrong merges where the rotation showed 2).
 "exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
 model to keep the lines around each change, which bare sketches do not. --heldout runs other
 release pairs, which the expander's rules were not tuned on; --fresh, --third, --fourth and --fifth
@@ -151,7 +153,9 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
     return "\n".join(out)
 
 
-def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS) -> list[dict]:
+def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS, all_styles: bool = False) -> list[dict]:
+    """One sketch per changed file, the style rotating from file to file; all_styles: every file
+    in every style (four times the cases: the rotation leaves each file's other readings unseen)."""
     cases = []
     for name, v_old, v_new in pairs:
         old_src, new_src = wheel_sources(name, v_old), wheel_sources(name, v_new)
@@ -162,9 +166,10 @@ def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS) -> list[di
             ratio = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False).ratio()
             if ratio < 1 - MAX_CHANGED_FRACTION:
                 continue
-            style = ["hunks", "tight", "functions", "bare"][len(cases) % 4]
-            cases.append({"id": f"{name}/{path}", "path": path, "original": old, "answer": new, "style": style,
-                          "sketch": sketch_of(old, new, style, len(cases))})
+            rotation = ["hunks", "tight", "functions", "bare"]
+            for style in rotation if all_styles else [rotation[len(cases) % 4]]:
+                cases.append({"id": f"{name}/{path}", "path": path, "original": old, "answer": new, "style": style,
+                              "sketch": sketch_of(old, new, style, len(cases))})
     return cases[:limit]
 
 
@@ -174,7 +179,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
     exact = failed = wrong = 0
     lat, chars, secs = [], 0, 0.0
     failures, wrongs = [], []
-    right: dict[str, bool] = {}  # case id → exact
+    right: dict[int, bool] = {}  # id(case) → exact
     for c in cases:
         t0 = time.perf_counter()
         try:
@@ -184,7 +189,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
             failures.append(f"{c['id']} ({c['style']}): {str(exc)[:120]}")
         dt = time.perf_counter() - t0
         lat.append(dt * 1000)
-        right[c["id"]] = res == c["answer"]
+        right[id(c)] = res == c["answer"]
         if res is None:
             failed += 1
         elif res == c["answer"]:
@@ -198,7 +203,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
     n = len(cases)
 
     def rate(subset: list[dict]) -> float | None:
-        return round(sum(right[c["id"]] for c in subset) / len(subset), 4) if subset else None
+        return round(sum(right[id(c)] for c in subset) / len(subset), 4) if subset else None
 
     by_style = {style: rate([c for c in cases if c["style"] == style]) for style in sorted({c["style"] for c in cases})}
     ruled = [c for c in cases if c["style"] != "bare"]  # bare sketches break the planner's sketch rules
@@ -238,6 +243,7 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=400)
     ap.add_argument("--baseline-files", type=int, default=3)
     ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
+    ap.add_argument("--all-styles", action="store_true", help="every file in every sketch style")
     held_out = ap.add_mutually_exclusive_group()  # release pairs the rules were not tuned on
     for name in SETS:
         if name != "tuned":
@@ -245,7 +251,7 @@ def main() -> None:
                                   help=f"the {name} held-out set of release pairs")
     args = ap.parse_args()
     pairs = SETS[args.set or "tuned"]
-    cases = make_cases(args.files, pairs)
+    cases = make_cases(args.files * (4 if args.all_styles else 1), pairs, args.all_styles)
     styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions", "bare")}
     result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in pairs], "files": len(cases),
               "styles": styles, "without_tiebreaker": run_expander(cases, None)}
