@@ -15,7 +15,9 @@ is a wildcard. Costs (integers; why in brackets):
 - an original line dropped with no marker: +DEL (blank lines: 1);
 - a marker covers any run of original lines indented at least as deep as itself for free (a
   marker inside a function cannot swallow the next function), starting right after the line
-  before it; covering nothing costs +EMPTY (the sketch says code was elided there);
+  before it; covering nothing costs +EMPTY (the sketch says code was elided there); an indented
+  marker that opens or closes the sketch covers any depth when that is EDGE_SAVING cheaper
+  (`    # ...` ending a sketch whose file goes on after the class);
 - the file's first and last lines may be left out of the sketch (kept: implicit elision).
 One numpy pass per sketch line over all original lines, so a 3,000-line file with a 100-line
 sketch aligns in milliseconds. Ties go to keeping original lines and adding sketch lines.
@@ -35,6 +37,7 @@ DEL = 2
 EMPTY = 3  # a marker that stands for nothing: the sketch says code is elided there
 BIG = 1 << 50
 PINNED = 1000  # re-typing a pinned sketch line
+EDGE_SAVING = 8  # an indented marker closing the sketch stands for the rest of the file when that saves this much
 TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|break|continue|end|\.\.\.|\"\"\"|''')$")
 # definitions name a place in the file: their lines are the strongest anchors
 DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class|function|func|fn|interface|struct|enum|impl|type)\s+\w|"
@@ -99,8 +102,16 @@ def prepare(o: list[str]) -> Original:
     return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_indent, del_cost, joined)
 
 
+def _at_edge(s: list[str], i: int) -> bool:
+    """Is sketch line i its first or last non-blank line?"""
+    return not any(x.strip() for x in s[:i]) or not any(x.strip() for x in s[i + 1:])
+
+
 def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
-           trivial_reward: int, retype: int, pinned: frozenset[int] = frozenset()) -> list[Op]:
+           trivial_reward: int, retype: int, pinned: frozenset[int] = frozenset(),
+           open_edges: bool = False) -> tuple[list[Op], int]:
+    """The cheapest path and its cost. open_edges: a marker that opens or closes the sketch
+    covers any depth (else its indentation bounds it like any marker)."""
     n, m = orig.n, len(s)
     ids, o_ids, counts, sigs, o_sig = orig.ids, orig.o_ids, orig.counts, orig.sigs, orig.o_sig
     o_blank, o_indent, del_cost = orig.o_blank, orig.o_indent, orig.del_cost
@@ -115,7 +126,7 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
     for i in range(m):
         prev = rows[i]
         if marker[i]:
-            width = len(indent_of(s[i]))
+            width = 0 if open_edges and _at_edge(s, i) else len(indent_of(s[i]))
             seg = np.concatenate([[0], np.cumsum((o_indent < width) & ~o_blank)])
             offset = (seg[-1] - seg) * (1 << 30)  # later segments lower: no minimum carries across a barrier
             # starting to cover in the middle of a deeper block (the tail of a function, for a
@@ -159,7 +170,8 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
         kept[i + 1] = a
         rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
         costs.append((sid, match, ins, SIMILAR_SUB if sig_id >= 0 else ins + 1, sig_id))
-    return _trace(rows, kept, orig, costs, s, marker, free_edges)
+    ops = _trace(rows, kept, orig, costs, s, marker, free_edges)
+    return ops, int(rows[m].min() if free_edges else rows[m][n])
 
 
 def _trace(rows, kept, orig: Original, costs, s, marker, free_edges: bool) -> list[Op]:
@@ -247,16 +259,24 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
     context: the programme is solved again with them pinned."""
     free_edges = not any(marker)
     banned = unmatched
-    ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
+    ops, cost = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
+    open_edges = False
+    if any(marker[i] and indent_of(s[i]) and _at_edge(s, i) for i in range(len(s))):
+        # an indented marker closing the sketch means the rest of its block, which usually ends
+        # the file (its depth then says which block the last lines are in); where the file goes
+        # on after that block, it stands for that too rather than have it deleted
+        wide, wide_cost = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned, True)
+        if wide_cost + EDGE_SAVING <= cost:
+            ops, open_edges = wide, True
     for _ in range(rounds):
         weak = _weak(ops, orig.counts, s, marker) - banned
         if not weak:
             break
         banned = banned | weak
-        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
+        ops, _ = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned, open_edges)
     edges = _retyped_context(ops, orig, s, marker) - banned - pinned
     if edges:
-        ops = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned | edges)
+        ops, _ = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned | edges, open_edges)
     return ops
 
 

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from lsp_server.apply import imports, layout, syntax
 from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, align, indent_of, prepare, signature
@@ -126,6 +126,18 @@ def _enclosing_function(lines: Sequence[str], k: int) -> int | None:
             if width == 0:
                 return None
     return None
+
+
+STRING = re.compile(r"""[rRbBuUfF]*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
+def _open_brackets(lines: Iterable[str]) -> int:
+    """Brackets the lines open and do not close (one-line strings and comments aside)."""
+    depth = 0
+    for line in lines:
+        code = STRING.sub('""', line).split("#", 1)[0]
+        depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+    return depth
 
 
 def _clean(sketch: str) -> list[str]:
@@ -584,6 +596,8 @@ class _Expander:
                 continue
             if len(indent_of(self.s[out[m].s])) > opener_ind:
                 continue  # the marker is inside the block: it elides the rest of the body
+            if _open_brackets(self.s[out[x].s] for x in range(k + 1, m) if out[x].kind == "new") > 0:
+                continue  # the run stops inside a bracket (`raise TypeError(`): the marker goes on with it
             end = syntax.block_end(self.path, self.text, op.o, opener_ind)
             if end is None:
                 continue

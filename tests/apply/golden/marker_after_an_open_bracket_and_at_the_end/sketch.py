@@ -1,0 +1,6 @@
+class Validator:
+    # ... existing code ...
+        if not isinstance(value, self.kind):
+            msg = f"must be {self.kind!r}"
+            raise TypeError(
+    # ... existing code ...
