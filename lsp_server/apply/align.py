@@ -15,7 +15,8 @@ is a wildcard. Costs (integers; why in brackets):
 - an original line dropped with no marker: +DEL (blank lines: 1);
 - a marker covers any run of original lines indented at least as deep as itself for free (a
   marker inside a function cannot swallow the next function), starting right after the line
-  before it; covering nothing costs +EMPTY (the sketch says code was elided there); an indented
+  before it; covering nothing costs +EMPTY (the sketch says code was elided there), except at
+  the sketch's first or last line (`# ... rest of the file` where nothing is left); an indented
   marker that opens or closes the sketch covers any depth when that is EDGE_SAVING cheaper
   (`    # ...` ending a sketch whose file goes on after the class);
 - the file's first and last lines may be left out of the sketch (kept: implicit elision).
@@ -133,9 +134,11 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
             # marker standing for the functions after it) is allowed but not free
             best = np.minimum.accumulate(kept[i] + offset)  # best[j-1]: cheapest k <= j-1 in that segment
             covered = np.where(seg[:-1] == seg[1:], best[:-1] - offset[1:], BIG)  # o[j-1] no barrier
-            rows[i + 1] = np.minimum(prev + EMPTY, np.concatenate([[BIG], covered]))
-            kept[i + 1] = np.minimum(kept[i] + EMPTY, np.concatenate([[BIG], covered]))
-            costs.append((width, 0, 0, -1, -1))
+            # a sketch may open or close with a marker where nothing is left ("rest of the file")
+            empty = 0 if _at_edge(s, i) else EMPTY
+            rows[i + 1] = np.minimum(prev + empty, np.concatenate([[BIG], covered]))
+            kept[i + 1] = np.minimum(kept[i] + empty, np.concatenate([[BIG], covered]))
+            costs.append((width, empty, 0, -1, -1))
             continue
         key = s[i].strip()
         sid = ids.get(key, -2) if i not in banned else -2
@@ -187,7 +190,7 @@ def _trace(rows, kept, orig: Original, costs, s, marker, free_edges: bool) -> li
     for i in range(m - 1, -1, -1):
         prev = rows[i]
         if marker[i]:
-            if prev[j] + EMPTY == target:  # covers nothing
+            if prev[j] + costs[i][1] == target:  # covers nothing
                 continue
             width, k, start = costs[i][0], j - 1, None  # covers o[start:j], starting where the line
             while k >= 0 and (o_indent[k] >= width or o_blank[k]):  # before ends without a drop

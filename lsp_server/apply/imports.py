@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 _IMPORT = re.compile(r"^import\s+([\w.]+)")
 _FROM = re.compile(r"^from\s+(\.*[\w.]*)\s+import\s+\(?\s*([\w*]*)")
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+_DEFINITION = re.compile(r"^(?:async\s+def|def|class)\s")
 
 Key = tuple  # (module, kind, name): kind 0 for `import m`, 1 for `from m import x`
 
@@ -78,6 +79,9 @@ def _places(lines: Sequence[str], new_line: str) -> list[int] | None:
     blocks = _blocks(lines)
     keys = {start: import_key(lines[start]) for b in blocks for start, _ in b}
     mine = [b for b in blocks if section(key) in {section(keys[start]) for start, _ in b}]
+    if len(mine) > 1:  # an import after the code (werkzeug's circular `from .. import http`) is no block to join
+        first_def = next((i for i, x in enumerate(lines) if _DEFINITION.match(x)), len(lines))
+        mine = [b for b in mine if b[0][0] < first_def]
     if len(mine) != 1:
         return None
     places = []

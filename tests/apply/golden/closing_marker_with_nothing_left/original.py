@@ -1,0 +1,13 @@
+def last(items):
+    for item in reversed(items):
+        if item:
+            break
+    return item
+
+
+def first(items):
+    """Find it."""
+    for item in items:
+        if item:
+            # found
+            break
