@@ -136,6 +136,21 @@ def test_new_import_goes_where_the_files_import_order_puts_it():
     assert sorted_place(header, "x = 1") is None
     # a file sorted by neither known order gets no answer
     assert sorted_place(["import typing", "import abc"], "import re") is None
+    # an import after the code (a circular one) is no block to join: the header's is
+    late = header[:11] + ["", "class App:", "    pass", "", "", "from . import views"]
+    assert sorted_place(late, "from .globals import current_app") == 10
+
+
+def test_an_import_moved_with_no_context_goes_where_the_blocks_new_order_puts_it():
+    from lsp_server.apply.imports import resorted_place
+
+    block = ["import ast", "import inspect", "import warnings", "from bisect import bisect_right",
+             "from typing import List", "", "x = 1"]
+    # the rest still follows only isort's default order, which puts it back where it was: no answer
+    assert resorted_place(block, {2}, "import warnings", 2) is None
+    # `from bisect` taken as well (the sketch re-sorts by module): the rest fits both orders,
+    # and the one that moves `warnings` puts it after `typing`
+    assert resorted_place(block, {2, 3}, "import warnings", 2) == 5
 
 
 def test_a_bug_in_the_expander_refuses_the_file_with_a_reason(monkeypatch):
