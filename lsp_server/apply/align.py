@@ -38,6 +38,7 @@ DEL = 2
 EMPTY = 3  # a marker that stands for nothing: the sketch says code is elided there
 BIG = 1 << 50
 PINNED = 1000  # re-typing a pinned sketch line
+PREFERRED = 10  # re-typing the line right after a marker that looks like the end of what it elides
 EDGE_SAVING = 8  # an indented marker closing the sketch stands for the rest of the file when that saves this much
 TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|break|continue|end|\.\.\.|\"\"\"|''')$")
 # definitions name a place in the file: their lines are the strongest anchors
@@ -110,7 +111,7 @@ def _at_edge(s: list[str], i: int) -> bool:
 
 def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
            trivial_reward: int, retype: int, pinned: frozenset[int] = frozenset(),
-           open_edges: bool = False) -> tuple[list[Op], int]:
+           open_edges: bool = False, preferred: frozenset[int] = frozenset()) -> tuple[list[Op], int]:
     """The cheapest path and its cost. open_edges: a marker that opens or closes the sketch
     covers any depth (else its indentation bounds it like any marker)."""
     n, m = orig.n, len(s)
@@ -158,6 +159,8 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
         ins = 1 if not key else INS + (retype * reward if count == 1 or (trivial and trivial_reward) else 0)
         if i in pinned:
             ins += PINNED
+        elif i in preferred:
+            ins += PREFERRED
         sig = signature(key)
         editable = sid < 0 or (count == 1 and DEFINITION.match(key))  # `def f(  # noqa` → `def f(` as an overload has it
         sig_id = sigs[sig] if sig is not None and editable and sig in sigs else -1
@@ -191,6 +194,7 @@ def _trace(rows, kept, orig: Original, costs, s, marker, free_edges: bool) -> li
         prev = rows[i]
         if marker[i]:
             if prev[j] + costs[i][1] == target:  # covers nothing
+                target = prev[j]
                 continue
             width, k, start = costs[i][0], j - 1, None  # covers o[start:j], starting where the line
             while k >= 0 and (o_indent[k] >= width or o_blank[k]):  # before ends without a drop
@@ -259,7 +263,8 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
 
     Lines shown right after a marker that the file has together but the programme wrote anew (it
     preferred editing an older copy of similar code into the sketch's new code) are the marker's
-    context: the programme is solved again with them pinned."""
+    context: the programme is solved again with them pinned (a single such line deeper than the
+    marker: with re-typing it made costlier)."""
     free_edges = not any(marker)
     banned = unmatched
     ops, cost = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
@@ -277,21 +282,26 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
             break
         banned = banned | weak
         ops, _ = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned, open_edges)
-    edges = _retyped_context(ops, orig, s, marker) - banned - pinned
-    if edges:
-        ops, _ = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned | edges, open_edges)
+    runs, firsts = _retyped_context(ops, orig, s, marker)
+    runs, firsts = runs - banned - pinned, firsts - banned - pinned - runs
+    if runs or firsts:
+        ops, _ = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned | runs, open_edges, firsts)
     return ops
 
 
-def _retyped_context(ops: list[Op], orig: Original, s: list[str], marker: list[bool]) -> frozenset[int]:
+def _retyped_context(ops: list[Op], orig: Original, s: list[str], marker: list[bool]) -> tuple[frozenset[int], frozenset[int]]:
     """The lines between a marker and the first line matched after it, written anew although the
     file has them together, in order, and all telling (two at least): the sketch's context for
     where the marker ends, re-typed because the programme found it cheaper to turn an older copy
     of similar code into the sketch's new code (typing_extensions' `TypeIs`, a near copy of
-    `TypeGuard`, made by editing `TypeGuard` away). They are matched if they can be."""
+    `TypeGuard`, made by editing `TypeGuard` away). They are matched if they can be (the first
+    set). Second set: a line of the file written anew right after a marker, deeper than it: it
+    ends what the marker elides (sqlparse's `return stmt` before a new class), so re-typing it
+    costs more."""
     kind = {op.s: op.kind for op in ops if op.kind in ("match", "new")}
     keys = [x.strip() for x in s]
     out: set[int] = set()
+    firsts: set[int] = set()
     for i, is_marker in enumerate(marker):
         if not is_marker:
             continue
@@ -302,9 +312,12 @@ def _retyped_context(ops: list[Op], orig: Original, s: list[str], marker: list[b
                 break
             if keys[j]:
                 run.append(j)
+        if run and kind.get(run[0]) == "new" and orig.counts.get(keys[run[0]], 0) > 0 \
+                and not TRIVIAL.match(keys[run[0]]) and len(indent_of(s[run[0]])) > len(indent_of(s[i])):
+            firsts.add(run[0])  # deeper than the marker, it ends what the marker elides: sqlparse's `return stmt`
         if len(run) >= 2 and all(not TRIVIAL.match(keys[j]) for j in run) \
                 and "\n" + "".join(keys[j] + "\n" for j in run) in orig.joined:
             out.update(run)
             if end is not None and "\n" + "".join(keys[j] + "\n" for j in run + [end]) in orig.joined:
                 out.add(end)  # `""")` ending the context tells which of two copies it means
-    return frozenset(out)
+    return frozenset(out), frozenset(firsts)

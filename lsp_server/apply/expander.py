@@ -477,7 +477,9 @@ class _Expander:
 
     def check_markers(self, ops: list[Op]) -> None:
         """A marker amid new lines that stands for no original line: the code it means is
-        elsewhere (moved) or gone, and no monotonic alignment can honour it."""
+        elsewhere (moved) or gone, and no monotonic alignment can honour it. Any other marker
+        inside the sketch must stand for some line too (one that opens or closes it may not:
+        "rest of the file" where nothing is left)."""
         covered = {op.s for op in ops if op.kind == "cover" and self.o[op.o].strip()}  # blank lines say nothing
         kind = {op.s: op.kind for op in ops if op.kind in ("match", "new")}
         for i, is_marker in enumerate(self.marker):
@@ -496,6 +498,25 @@ class _Expander:
                     run.add(j)
                 raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
                              "(moved or removed code?)", frozenset(run))
+            if before is not None and after is not None and not self.placed_next_to(i, kind):
+                # between lines of the file, a marker standing for none of it says the sketch and
+                # the alignment disagree (never so in an exact result of bench/apply.py --all-styles;
+                # in six wrong ones: a re-sorted import block, re-typed lines next to it)
+                raise ApplyError(f"the marker on sketch line {i + 1} stands for no line of the file: "
+                                 "the sketch does not fit the file there")
+
+    def placed_next_to(self, i: int, kind: dict[int, str]) -> bool:
+        """Is the stretch of sketch lines on one side of marker i all new code (a block placed
+        where nothing lies between it and the file's next line: a helper right above its user)?"""
+        for step in (-1, 1):
+            j, lines = i + step, []
+            while 0 <= j < len(self.s) and not self.marker[j]:
+                if self.s[j].strip():
+                    lines.append(j)
+                j += step
+            if lines and all(kind.get(j) == "new" for j in lines):
+                return True
+        return False
 
     def check_unique_anchors(self, ops: list[Op]) -> None:
         """Each stretch of the sketch between markers must be placed by what it shows: when its
