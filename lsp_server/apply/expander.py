@@ -498,12 +498,21 @@ class _Expander:
                     run.add(j)
                 raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
                              "(moved or removed code?)", frozenset(run))
-            if before is not None and after is not None and not self.placed_next_to(i, kind):
-                # between lines of the file, a marker standing for none of it says the sketch and
-                # the alignment disagree (never so in an exact result of bench/apply.py --all-styles;
-                # in six wrong ones: a re-sorted import block, re-typed lines next to it)
-                raise ApplyError(f"the marker on sketch line {i + 1} stands for no line of the file: "
-                                 "the sketch does not fit the file there")
+            if before is not None and after is not None and not self.placed_next_to(i, kind) and self.deletes(ops):
+                # between lines of the file, a marker standing for none of it while the alignment
+                # deletes lines the sketch never showed replaced: the two disagree (never so in an
+                # exact result of bench/apply.py --all-styles; in six wrong ones: a re-sorted
+                # import block, re-typed lines next to it). A marker where nothing was left out,
+                # with nothing deleted, is only a superfluous marker.
+                raise ApplyError(f"the marker on sketch line {i + 1} stands for no line of the file "
+                                 "while lines of the file are deleted: the sketch does not fit the file there")
+
+    def deletes(self, ops: list[Op]) -> bool:
+        """Does the alignment drop a non-blank line with no new line next to it (a deletion, not
+        a replacement)?"""
+        return any(op.kind == "drop" and self.o[op.o].strip()
+                   and not any(0 <= x < len(ops) and ops[x].kind == "new" for x in (k - 1, k + 1))
+                   for k, op in enumerate(ops))
 
     def placed_next_to(self, i: int, kind: dict[int, str]) -> bool:
         """Is the stretch of sketch lines on one side of marker i all new code (a block placed
