@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -59,6 +60,7 @@ def indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
+@lru_cache(maxsize=16384)  # a pure function of a line, asked again on every solve
 def signature(key: str) -> tuple[str, ...] | None:
     """Lines that start alike count as one line, edited: the first two tokens when the second is
     a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike."""

@@ -114,18 +114,22 @@ class _Indenter:
         return line
 
 
-def _enclosing_function(lines: Sequence[str], k: int) -> int | None:
-    """Indentation of the `def` whose body holds lines[k] (by indentation), or None at module or
-    class level."""
-    width = len(indent_of(lines[k]))
-    for line in reversed(lines[:k]):
-        if line.strip() and len(indent_of(line)) < width:
-            width = len(indent_of(line))
-            if FUNCTION_OPENER.match(line.strip()):
-                return width
-            if width == 0:
-                return None
-    return None
+def _enclosing_functions(lines: Sequence[str]) -> list[int | None]:
+    """Per line, the indentation of the `def` whose body holds it (by indentation), or None at
+    module or class level (and for blank lines). One pass: the lines that open around each line
+    form a stack, innermost last."""
+    out: list[int | None] = []
+    stack: list[tuple[int, bool]] = []  # (indentation, is a def) of the lines enclosing the current one
+    for line in lines:
+        if not line.strip():
+            out.append(None)
+            continue
+        width = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= width:
+            stack.pop()
+        out.append(next((w for w, is_def in reversed(stack) if is_def), None))
+        stack.append((width, bool(FUNCTION_OPENER.match(line.strip()))))
+    return out
 
 
 STRING = re.compile(r"""[rRbBuUfF]*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
@@ -590,12 +594,14 @@ class _Expander:
         (more-itertools' `yield tuple(window)`, which the file has three times: the old loop
         stayed under the new one). Two readings; refused, not guessed. A line that edits the line
         it replaces (edits) is no copy: pytest's overloads share `def deprecated_call(`."""
+        owners: list[int | None] | None = None
         for k, op in enumerate(ops):
             key = lines[k].strip()
             if op.kind != "new" or op.s in edits or not key or TRIVIAL.match(key) or key not in self.counts:
                 continue
             depth = indent_of(lines[k])
-            owner = _enclosing_function(lines, k)  # None: module or class level, where only nearby lines count
+            owners = owners or _enclosing_functions(lines)
+            owner = owners[k]  # None: module or class level, where only nearby lines count
             for step in (1, -1):
                 x = k + step
                 while 0 <= x < len(ops) and ops[x].kind == "blank":
@@ -855,7 +861,7 @@ class _Expander:
             lines = self.emit(trial)
             k = next((k for k in range(at + 1, len(trial))
                       if not (trial[k].kind == "new" and trial[k].s in block) and use.search(lines[k])), None)
-            gaps.append(None if k is None or _enclosing_function(lines, k) is not None else k - at)
+            gaps.append(None if k is None or _enclosing_functions(lines)[k] is not None else k - at)
         known = [g for g in gaps if g is not None]
         if not known:
             return None
