@@ -11,7 +11,8 @@ is a wildcard. Costs (integers; why in brackets):
 - a new sketch line: +INS, or +SIMILAR_SUB in place of a similar original line (an edited line
   replaces the line it edits rather than being added next to it; a definition line the file
   also has elsewhere, as overloads do, may edit its namesake too), +INS+1 in place of any line
-  (so a new line never makes dropping an old one free);
+  (so a new line never makes dropping an old one free), +SUB_ONCE more for a line the file has
+  once (a new docstring paragraph is not an edit of the unique paragraph next to it);
 - an original line dropped with no marker: +DEL (blank lines: 1);
 - a marker covers any run of original lines indented at least as deep as itself for free (a
   marker inside a function cannot swallow the next function), starting right after the line
@@ -35,6 +36,7 @@ import numpy as np
 MATCH = 6
 INS = 2
 SIMILAR_SUB = 1
+SUB_ONCE = 2  # more to replace a line the file has once by an unlike one
 DEL = 2
 EMPTY = 3  # a marker that stands for nothing: the sketch says code is elided there
 BIG = 1 << 50
@@ -82,6 +84,7 @@ class Original:
     sig_counts: Counter          # signature → how many original lines share it
     o_sig: np.ndarray
     o_blank: np.ndarray
+    o_once: np.ndarray           # telling lines the file has once (bool)
     o_indent: np.ndarray
     del_cost: np.ndarray         # prefix sums of the cost of dropping lines
     joined: str                  # "\n" + the non-blank stripped lines, each followed by "\n" (runs of lines by `in`)
@@ -100,10 +103,11 @@ def prepare(o: list[str]) -> Original:
         if key_sig[k]:
             sig_counts[key_sig[k]] += n
     o_blank = o_ids == 0
+    o_once = np.array([counts[k] == 1 and not TRIVIAL.match(k) for k in o_keys], dtype=bool)
     o_indent = np.array([len(x) - len(x.lstrip()) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
     joined = "\n" + "".join(k + "\n" for k in o_keys if k)
-    return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_indent, del_cost, joined)
+    return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_once, o_indent, del_cost, joined)
 
 
 def _at_edge(s: list[str], i: int) -> bool:
@@ -168,7 +172,8 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
         sig_id = sigs[sig] if sig is not None and editable and sig in sigs else -1
         a = prev + ins
         if key:
-            sub = prev[:-1] + ins + 1
+            # replacing a line the file has once by an unlike line deletes it: as costly as re-typing one
+            sub = prev[:-1] + ins + 1 + orig.o_once * SUB_ONCE
             if sig_id >= 0:
                 sub = np.where(o_sig == sig_id, prev[:-1] + SIMILAR_SUB, sub)
             a[1:] = np.minimum(a[1:], sub)
@@ -217,7 +222,7 @@ def _trace(rows, kept, orig: Original, costs, s, marker, free_edges: bool) -> li
                 ops.append(Op("new", -1, i))
                 break
             if j > 0 and s[i].strip():
-                sub = sub_sim if sig_id >= 0 and o_sig[j - 1] == sig_id else ins + 1
+                sub = sub_sim if sig_id >= 0 and o_sig[j - 1] == sig_id else ins + 1 + int(orig.o_once[j - 1]) * SUB_ONCE
                 if prev[j - 1] + sub == target:
                     j -= 1
                     ops.append(Op("new", -1, i))
