@@ -195,7 +195,6 @@ class _Expander:
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
         self.confidence = 1.0
         self.notes: list[str] = []
-        self.errors_before: int | None = syntax.error_count(path, self.text)
 
     @cached_property
     def in_string(self) -> frozenset[int]:
@@ -920,9 +919,18 @@ class _Expander:
         return None
 
     @cached_property
+    def errors_before(self) -> int | None:
+        return syntax.error_count(self.path, self.text)
+
+    @cached_property
+    def python_clean(self) -> bool:
+        """A Python file without a tree-sitter error (empty blocks aside: CPython finds those)."""
+        return self.path.endswith((".py", ".pyi")) and syntax.error_count(self.path, self.text, empty_blocks=False) == 0
+
+    @cached_property
     def python_original(self) -> bool:
         """A Python file that both tree-sitter and CPython parse: its results must parse in CPython."""
-        return self.path.endswith((".py", ".pyi")) and self.errors_before == 0 and syntax.python_parses(self.text)
+        return self.python_clean and syntax.python_parses(self.text)
 
     @cached_property
     def top_level(self) -> frozenset[int]:
@@ -967,7 +975,7 @@ class _Expander:
         """The result parses no worse than the original: CPython's parser for a Python file it
         took (stricter than tree-sitter), on the statements that changed, else tree-sitter's error
         count. The original is parsed by CPython only when a result fails (it may use newer syntax)."""
-        if self.path.endswith((".py", ".pyi")) and self.errors_before == 0:
+        if self.python_clean:
             parts = self.changed_statements(lines, ops) if lines is not None else [text]
             if all(syntax.python_parses(part) for part in parts):
                 return

@@ -28,15 +28,16 @@ def _tree(path: str, text: str):
     return None if parser is None else parser.parse(text.encode("utf-8"))
 
 
-def error_count(path: str, text: str) -> int | None:
+def error_count(path: str, text: str, empty_blocks: bool = True) -> int | None:
     """ERROR and MISSING nodes in the parse, or None without a grammar. In Python, empty blocks
     too: tree-sitter's grammar takes a `def` with no body followed by another `def` without an
-    error node, where Python rejects it."""
+    error node, where Python rejects it (empty_blocks=False leaves them out: the query over
+    every block costs about as much as the parse)."""
     tree = _tree(path, text)
     if tree is None:
         return None
     count = count_errors(tree.root_node)
-    if path.endswith((".py", ".pyi")):
+    if empty_blocks and path.endswith((".py", ".pyi")):
         count += sum(1 for b in _captures(path, tree, "block") if b.start_byte == b.end_byte)
     return count
 
