@@ -270,17 +270,22 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
 
     Lines shown right after a marker that the file has together but the programme wrote anew (it
     preferred editing an older copy of similar code into the sketch's new code) are the marker's
-    context: the programme is solved again with them pinned (a single such line deeper than the
-    marker: with re-typing it made costlier)."""
+    context: the programme is solved again with them pinned. The first line after a marker, deeper
+    than it, costs more to re-type from the start."""
     free_edges = not any(marker)
     banned = unmatched
-    ops, cost = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned)
+    preferred = _context_ends(orig, s, marker) - unmatched - pinned
+
+    def solve(banned: frozenset[int], pinned: frozenset[int], open_edges: bool) -> tuple[list[Op], int]:
+        return _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned, open_edges, preferred - pinned)
+
+    ops, cost = solve(banned, pinned, False)
     open_edges = False
     if any(marker[i] and indent_of(s[i]) and _at_edge(s, i) for i in range(len(s))):
         # an indented marker closing the sketch means the rest of its block, which usually ends
         # the file (its depth then says which block the last lines are in); where the file goes
         # on after that block, it stands for that too rather than have it deleted
-        wide, wide_cost = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned, True)
+        wide, wide_cost = solve(banned, pinned, True)
         if wide_cost + EDGE_SAVING <= cost:
             ops, open_edges = wide, True
     for _ in range(rounds):
@@ -288,27 +293,39 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
         if not weak:
             break
         banned = banned | weak
-        ops, _ = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned, open_edges)
-    runs, firsts = _retyped_context(ops, orig, s, marker)
-    runs, firsts = runs - banned - pinned, firsts - banned - pinned - runs
-    if runs or firsts:
-        ops, _ = _solve(orig, s, marker, banned, free_edges, trivial_reward, retype, pinned | runs, open_edges, firsts)
+        ops, _ = solve(banned, pinned, open_edges)
+    runs = _retyped_context(ops, orig, s, marker) - banned - pinned
+    if runs:
+        ops, _ = solve(banned, pinned | runs, open_edges)
     return ops
 
 
-def _retyped_context(ops: list[Op], orig: Original, s: list[str], marker: list[bool]) -> tuple[frozenset[int], frozenset[int]]:
+def _context_ends(orig: Original, s: list[str], marker: list[bool]) -> frozenset[int]:
+    """The first line after each marker when it is a telling line of the file, deeper than the
+    marker: it ends what the marker elides (sqlparse's `return stmt` before a new class), so
+    re-typing it costs more (the programme would rather turn an older method into the new one)."""
+    out = set()
+    for i, is_marker in enumerate(marker):
+        if not is_marker:
+            continue
+        j = next((j for j in range(i + 1, len(s)) if s[j].strip()), None)
+        if j is None or marker[j]:
+            continue
+        key = s[j].strip()
+        if orig.counts.get(key, 0) > 0 and not TRIVIAL.match(key) and len(indent_of(s[j])) > len(indent_of(s[i])):
+            out.add(j)
+    return frozenset(out)
+
+
+def _retyped_context(ops: list[Op], orig: Original, s: list[str], marker: list[bool]) -> frozenset[int]:
     """The lines between a marker and the first line matched after it, written anew although the
     file has them together, in order, and all telling (two at least): the sketch's context for
     where the marker ends, re-typed because the programme found it cheaper to turn an older copy
     of similar code into the sketch's new code (typing_extensions' `TypeIs`, a near copy of
-    `TypeGuard`, made by editing `TypeGuard` away). They are matched if they can be (the first
-    set). Second set: a line of the file written anew right after a marker, deeper than it: it
-    ends what the marker elides (sqlparse's `return stmt` before a new class), so re-typing it
-    costs more."""
+    `TypeGuard`, made by editing `TypeGuard` away). They are matched if they can be."""
     kind = {op.s: op.kind for op in ops if op.kind in ("match", "new")}
     keys = [x.strip() for x in s]
     out: set[int] = set()
-    firsts: set[int] = set()
     for i, is_marker in enumerate(marker):
         if not is_marker:
             continue
@@ -319,12 +336,9 @@ def _retyped_context(ops: list[Op], orig: Original, s: list[str], marker: list[b
                 break
             if keys[j]:
                 run.append(j)
-        if run and kind.get(run[0]) == "new" and orig.counts.get(keys[run[0]], 0) > 0 \
-                and not TRIVIAL.match(keys[run[0]]) and len(indent_of(s[run[0]])) > len(indent_of(s[i])):
-            firsts.add(run[0])  # deeper than the marker, it ends what the marker elides: sqlparse's `return stmt`
         if len(run) >= 2 and all(not TRIVIAL.match(keys[j]) for j in run) \
                 and "\n" + "".join(keys[j] + "\n" for j in run) in orig.joined:
             out.update(run)
             if end is not None and "\n" + "".join(keys[j] + "\n" for j in run + [end]) in orig.joined:
                 out.add(end)  # `""")` ending the context tells which of two copies it means
-    return frozenset(out), frozenset(firsts)
+    return frozenset(out)
