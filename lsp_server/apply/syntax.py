@@ -55,14 +55,26 @@ def python_parses(text: str) -> bool:
     return True
 
 
-def top_level_starts(path: str, text: str) -> frozenset[int]:
-    """0-based lines where a top-level statement starts at column 0 (comments aside: a comment
-    at column 0 may sit inside a function), or none without a grammar."""
+def statement_starts(path: str, text: str) -> frozenset[int]:
+    """0-based lines where a statement starts at the top level (column 0) or directly in the body
+    of a top-level class (its members but the first, which keeps the `class` line company),
+    comments aside (a comment may sit inside a function at any column), or none without a
+    grammar. A result is parsed in pieces cut at such lines."""
     tree = _tree(path, text)
     if tree is None:
         return frozenset()
-    return frozenset(node.start_point[0] for node in tree.root_node.children
-                     if node.start_point[1] == 0 and node.type != "comment")
+    out = set()
+    for node in tree.root_node.children:
+        if node.type == "comment" or node.start_point[1] != 0:
+            continue
+        out.add(node.start_point[0])
+        definition = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if definition is not None and definition.type == "class_definition":
+            body = definition.child_by_field_name("body")
+            members = [m for m in (body.children if body is not None else ()) if m.type != "comment"
+                       and m.start_point[0] > definition.start_point[0]]
+            out.update(m.start_point[0] for m in members[1:])  # the first stays with the `class` line
+    return frozenset(out)
 
 
 def _captures(path: str, tree, node_type: str) -> list:

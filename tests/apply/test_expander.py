@@ -170,3 +170,21 @@ def test_a_new_definition_with_no_user_after_an_edited_line_is_refused_not_crash
     sketch = "import os\n\nX = 2\n# ... existing code ...\ndef helper():\n    return 3\n# ... existing code ...\n"
     with pytest.raises(ApplyError, match="3 places fit"):
         expand(original, sketch, "m.py")
+
+
+def test_results_are_parsed_in_pieces_cut_at_statements_of_the_original():
+    from lsp_server.apply.syntax import statement_starts
+
+    text = ("import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def m(self):\n        return 1\n\n"
+            "    # a comment\n    def n(self):\n        return 2\n\n\n@decorator\nclass B:\n    x = 1\n    y = 2\n\n\n"
+            "def f():\n    # inside\n    return 3\n")
+    # top-level statements, and members of top-level classes but the first (it stays with `class`)
+    assert statement_starts("m.py", text) == {0, 3, 6, 10, 14, 17, 20}
+    # a method's body in a 4,000-line class no longer means parsing the whole class: a change is
+    # judged by the piece it is in (a broken piece is still caught)
+    original = text
+    sketch = "# ... existing code ...\n    def n(self):\n        return 20\n# ... existing code ...\n"
+    assert "return 20" in expand(original, sketch, "m.py").text
+    broken = "# ... existing code ...\n    def n(self):\n        return (20\n# ... existing code ...\n"
+    with pytest.raises(ApplyError, match="would not parse"):
+        expand(original, broken, "m.py")
