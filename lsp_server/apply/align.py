@@ -85,6 +85,9 @@ class Original:
     o_sig: np.ndarray
     o_blank: np.ndarray
     o_once: np.ndarray           # telling lines the file has once (bool)
+    sub_extra: np.ndarray        # 1 + SUB_ONCE for those: replacing line j costs INS + this
+    at_id: dict[int, np.ndarray]  # line id → where the file has it
+    at_sig: dict[int, np.ndarray]  # signature id → where the file has a line of it
     o_indent: np.ndarray
     del_cost: np.ndarray         # prefix sums of the cost of dropping lines
     joined: str                  # "\n" + the non-blank stripped lines, each followed by "\n" (runs of lines by `in`)
@@ -107,7 +110,15 @@ def prepare(o: list[str]) -> Original:
     o_indent = np.array([len(x) - len(x.lstrip()) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
     joined = "\n" + "".join(k + "\n" for k in o_keys if k)
-    return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_once, o_indent, del_cost, joined)
+    order = np.argsort(o_ids, kind="stable")  # positions grouped by id, in file order
+    cuts = np.flatnonzero(np.diff(o_ids[order])) + 1
+    at_id = {int(o_ids[g[0]]): g for g in np.split(order, cuts)} if len(order) else {}
+    order = np.argsort(o_sig, kind="stable")
+    cuts = np.flatnonzero(np.diff(o_sig[order])) + 1
+    at_sig = {int(o_sig[g[0]]): g for g in np.split(order, cuts) if o_sig[g[0]] >= 0} if len(order) else {}
+    sub_extra = 1 + o_once.astype(np.int64) * SUB_ONCE
+    return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_once, sub_extra, at_id, at_sig,
+                    o_indent, del_cost, joined)
 
 
 def _at_edge(s: list[str], i: int) -> bool:
@@ -173,12 +184,14 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
         a = prev + ins
         if key:
             # replacing a line the file has once by an unlike line deletes it: as costly as re-typing one
-            sub = prev[:-1] + ins + 1 + orig.o_once * SUB_ONCE
+            sub = prev[:-1] + orig.sub_extra
+            sub += ins
             if sig_id >= 0:
-                sub = np.where(o_sig == sig_id, prev[:-1] + SIMILAR_SUB, sub)
-            a[1:] = np.minimum(a[1:], sub)
-        if sid >= 0:
-            hit = np.nonzero(o_ids == sid)[0]
+                alike = orig.at_sig[sig_id]
+                sub[alike] = prev[alike] + SIMILAR_SUB
+            np.minimum(a[1:], sub, out=a[1:])
+        hit = orig.at_id.get(sid) if sid >= 0 else None  # ("" has an id even in a file without blank lines)
+        if hit is not None:
             a[hit + 1] = np.minimum(a[hit + 1], prev[hit] + match)
         kept[i + 1] = a
         rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
