@@ -121,9 +121,10 @@ def prepare(o: list[str]) -> Original:
                     o_indent, del_cost, joined)
 
 
-def _at_edge(s: list[str], i: int) -> bool:
-    """Is sketch line i its first or last non-blank line?"""
-    return not any(x.strip() for x in s[:i]) or not any(x.strip() for x in s[i + 1:])
+def _edges(s: list[str]) -> tuple[int, int]:
+    """The sketch's first and last non-blank lines (-1 for an empty sketch)."""
+    shown = [i for i, x in enumerate(s) if x.strip()]
+    return (shown[0], shown[-1]) if shown else (-1, -1)
 
 
 def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[int], free_edges: bool,
@@ -132,6 +133,7 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
     """The cheapest path and its cost. open_edges: a marker that opens or closes the sketch
     covers any depth (else its indentation bounds it like any marker)."""
     n, m = orig.n, len(s)
+    edges = _edges(s)
     ids, o_ids, counts, sigs, o_sig = orig.ids, orig.o_ids, orig.counts, orig.sigs, orig.o_sig
     o_blank, o_indent, del_cost = orig.o_blank, orig.o_indent, orig.del_cost
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
@@ -145,7 +147,7 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
     for i in range(m):
         prev = rows[i]
         if marker[i]:
-            width = 0 if open_edges and _at_edge(s, i) else len(indent_of(s[i]))
+            width = 0 if open_edges and i in edges else len(indent_of(s[i]))
             seg = np.concatenate([[0], np.cumsum((o_indent < width) & ~o_blank)])
             offset = (seg[-1] - seg) * (1 << 30)  # later segments lower: no minimum carries across a barrier
             # starting to cover in the middle of a deeper block (the tail of a function, for a
@@ -153,7 +155,7 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
             best = np.minimum.accumulate(kept[i] + offset)  # best[j-1]: cheapest k <= j-1 in that segment
             covered = np.where(seg[:-1] == seg[1:], best[:-1] - offset[1:], BIG)  # o[j-1] no barrier
             # a sketch may open or close with a marker where nothing is left ("rest of the file")
-            empty = 0 if _at_edge(s, i) else EMPTY
+            empty = 0 if i in edges else EMPTY
             rows[i + 1] = np.minimum(prev + empty, np.concatenate([[BIG], covered]))
             kept[i + 1] = np.minimum(kept[i] + empty, np.concatenate([[BIG], covered]))
             costs.append((width, empty, 0, -1, -1))
@@ -294,7 +296,7 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
 
     ops, cost = solve(banned, pinned, False)
     open_edges = False
-    if any(marker[i] and indent_of(s[i]) and _at_edge(s, i) for i in range(len(s))):
+    if any(i >= 0 and marker[i] and indent_of(s[i]) for i in _edges(s)):
         # an indented marker closing the sketch means the rest of its block, which usually ends
         # the file (its depth then says which block the last lines are in); where the file goes
         # on after that block, it stands for that too rather than have it deleted
