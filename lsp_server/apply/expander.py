@@ -179,6 +179,7 @@ class _Repeated(ApplyError):
 class _Expander:
     def __init__(self, original: str, sketch: str, path: str, chooser: Chooser | None):
         self.path, self.chooser = path, chooser
+        self.python = path.endswith((".py", ".pyi"))
         self.eol = detect_eol(original)
         self.text = normalise_eol(original)
         self.final_newline = self.text.endswith("\n")
@@ -197,6 +198,15 @@ class _Expander:
         self.notes: list[str] = []
 
     @cached_property
+    def sketch_counts(self) -> Counter:
+        """Stripped sketch line → how often the sketch has it (the sketch as hoist_imports left it)."""
+        return Counter(x.strip() for x in self.s)
+
+    def line_of(self, key: str) -> int:
+        """The first original line whose stripped text is `key` (which the file has)."""
+        return int(self.original.at_id[self.original.ids[key]][0])
+
+    @cached_property
     def in_string(self) -> frozenset[int]:
         """Original lines inside a multi-line string (prose): found once, for every opinion."""
         return syntax.string_lines(self.path, self.text)
@@ -206,7 +216,7 @@ class _Expander:
         put them, whatever the markers around them would otherwise cover: the run and the marker
         after it leave the sketch (two runs of new imports would otherwise share the header's few
         lines between their markers by chance)."""
-        if not self.path.endswith((".py", ".pyi")):
+        if not self.python:
             return
         marks = [i for i, m in enumerate(self.marker) if m]
         drop: set[int] = set()
@@ -359,9 +369,8 @@ class _Expander:
         marker next to its run keeps the original a few lines away: the sketch reordered its
         import block (marshmallow's `import datetime as dt` above `import functools`, whose old
         line a marker kept). The kept copy goes; a file never imports the same line twice."""
-        sketch_counts = Counter(x.strip() for x in self.s)
         new = {self.s[op.s].strip(): k for k, op in enumerate(ops) if op.kind == "new"
-               and IMPORT.match(self.s[op.s].strip()) and sketch_counts[self.s[op.s].strip()] == 1
+               and IMPORT.match(self.s[op.s].strip()) and self.sketch_counts[self.s[op.s].strip()] == 1
                and self.counts.get(self.s[op.s].strip()) == 1}
         if not new:
             return ops
@@ -684,8 +693,7 @@ class _Expander:
             resorted = self.resorted_imports(ops, region, core, moved) if moved else None
             if moved and resorted is None:  # a line of the file taken from its place, and nothing says where it goes
                 line = self.s[moved[0]].strip()
-                at = next(k for k, x in enumerate(self.o) if x.strip() == line)
-                raise ApplyError(f"the sketch moves {line[:60]!r} (original line {at + 1}) with no context "
+                raise ApplyError(f"the sketch moves {line[:60]!r} (original line {self.line_of(line) + 1}) with no context "
                                  "around its new place")
             core_lines = list(range(core[0], core[-1] + 1))
             lead = list(range(a, core[0]))                # the sketch's blank lines before the new block
@@ -720,14 +728,13 @@ class _Expander:
         among the `import` lines to after `from typing import Union`). The one place an order
         the rest of the block still follows puts them, as an offset into region, else None."""
         lines = [i for i in core if self.s[i].strip()]
-        if len(moved) != len(lines) or not self.path.endswith((".py", ".pyi")):
+        if len(moved) != len(lines) or not self.python:
             return None
         gone = {op.o for op in ops if op.kind == "drop"}
         places = set()
         for i in lines:
             line = self.s[i].strip()
-            was = next(k for k, x in enumerate(self.o) if x.strip() == line)
-            places.add(imports.resorted_place(self.o, gone, line, was))
+            places.add(imports.resorted_place(self.o, gone, line, self.line_of(line)))
         if len(places) != 1 or None in places:
             return None
         at = places.pop()
@@ -757,7 +764,7 @@ class _Expander:
     def import_place(self, region: list[int], core: list[int]) -> int | None:
         """New Python imports, every one bound for the same place in the file's sorted import
         blocks: that place (an offset into region), else None."""
-        if not self.path.endswith((".py", ".pyi")):
+        if not self.python:
             return None
         lines = [self.o[i] for i in region]
         new = [self.ind.convert(self.s[i]) for i in core if self.s[i].strip()]
@@ -766,7 +773,7 @@ class _Expander:
 
     def first_imports(self, core: list[int]) -> bool:
         """New Python imports, and the file has no top-level import yet."""
-        return self.path.endswith((".py", ".pyi")) and not imports.has_imports(self.o) \
+        return self.python and not imports.has_imports(self.o) \
             and all(imports.import_key(self.ind.convert(self.s[i])) for i in core if self.s[i].strip())
 
     def amid_imports(self, region: list[int], p: int) -> bool:
@@ -892,7 +899,7 @@ class _Expander:
         result, where the copy the sketch wrote sits next to the marker that kept the other (or
         we cannot tell: no ops): the sketch showed it as context and the merge went wrong. Far
         apart, or kept by another marker, it is new code copied from elsewhere, which is fine."""
-        orig, sketch = self.counts, Counter(x.strip() for x in self.s)
+        orig, sketch = self.counts, self.sketch_counts
         marks = [i for i, m in enumerate(self.marker) if m]
 
         def neighbour_markers(s_line: int) -> set[int]:
@@ -925,7 +932,7 @@ class _Expander:
     @cached_property
     def python_clean(self) -> bool:
         """A Python file without a tree-sitter error (empty blocks aside: CPython finds those)."""
-        return self.path.endswith((".py", ".pyi")) and syntax.error_count(self.path, self.text, empty_blocks=False) == 0
+        return self.python and syntax.error_count(self.path, self.text, empty_blocks=False) == 0
 
     @cached_property
     def python_original(self) -> bool:
