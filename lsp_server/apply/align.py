@@ -288,7 +288,7 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
     context: the programme is solved again with them pinned. The first line after a marker, deeper
     than it, costs more to re-type from the start."""
     free_edges = not any(marker)
-    banned = unmatched
+    banned = unmatched | _new_code_blanks(orig, s, marker)
     preferred = _context_ends(orig, s, marker) - unmatched - pinned
 
     def solve(banned: frozenset[int], pinned: frozenset[int], open_edges: bool) -> tuple[list[Op], int]:
@@ -313,6 +313,27 @@ def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, tri
     if runs:
         ops, _ = solve(banned, pinned | runs, open_edges)
     return ops
+
+
+def _new_code_blanks(orig: Original, s: list[str], marker: list[bool]) -> frozenset[int]:
+    """Blank sketch lines between two lines the file does not have: they belong to the new code
+    around them. Matched to one of the file's blank lines, they would take it from where it
+    separates the code the file keeps (range.py's two blank lines before its first class, taken
+    by the blank lines inside a new import block)."""
+    out: set[int] = set()
+    last_new: bool | None = None  # the last non-blank line before: a line the file lacks?
+    run: list[int] = []
+    for i, line in enumerate(s):
+        if marker[i]:
+            last_new, run = None, []
+        elif not line.strip():
+            run.append(i)
+        else:
+            new = orig.counts.get(line.strip(), 0) == 0
+            if new and last_new:
+                out.update(run)
+            last_new, run = new, []
+    return frozenset(out)
 
 
 def _context_ends(orig: Original, s: list[str], marker: list[bool]) -> frozenset[int]:

@@ -351,7 +351,7 @@ class _Expander:
         ops = self.moved_imports(ops)
         self.check_markers(ops)
         ops = self.with_hoisted(ops)
-        ops = layout.after_header(ops, self.o, self.s, self.in_string)
+        ops = layout.after_header(layout.whole_blank_runs(ops, self.o, self.s), self.o, self.s, self.in_string)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path, self.s)
         self.check_context_copies(kept, lines, self.edits(ops))
@@ -719,6 +719,9 @@ class _Expander:
                 chosen = points[pick]
             else:
                 chosen = points[0] if points else len(region)
+            if lead and not trailing:  # the sketch separates the block from what is above it: the
+                while chosen > 0 and not self.o[region[chosen - 1]].strip():  # file's blank lines
+                    chosen -= 1  # then separate it from what follows (imports above the code)
             ops[lo:hi] = self.placed(region, chosen, core_lines, lead, trailing)
         return ops
 

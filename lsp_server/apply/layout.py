@@ -5,6 +5,10 @@
   that depth — PEP 8's two and one in a Python file without an example (then only where there is
   no blank line at all). Not between overload stubs, and not where the sketch shows both lines
   itself: then its spacing stands (a method right after its class's docstring).
+- A run of the file's blank lines that a marker keeps part of, the sketch's blank lines taking
+  the rest across new code, is kept whole by the marker: the sketch's blank lines are its own,
+  on the other side of the new code (a method added at the end of a class keeps the class's
+  two blank lines after it).
 - New code right after a header (comments, a module docstring's closing quotes) goes after the
   header's blank line; the sketch's blank line after the new code is then a new one. The same
   for a new paragraph of prose inside a string, which also ends with a blank line of its own when
@@ -21,6 +25,53 @@ from lsp_server.apply.align import Op, indent_of
 DEFINITION_START = re.compile(r"^\s*(?:@\w|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:])")  # a decorator opens its definition
 STUB = re.compile(r"^\s*(?:async\s+)?def\s.*:\s*\.\.\.\s*(?:#.*)?$")  # `def f(x) -> int: ...` (overloads stand together)
 HEADER_ENDS = ('"""', "'''")  # a module docstring's closing line
+
+
+def whole_blank_runs(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) -> list[Op]:
+    """`match` of the sketch's blank lines to the start of a blank run, new code, then a `cover`
+    of the run's rest (or the mirror: a cover of a run's start, new code, the sketch's blank
+    lines matched to its rest before the next line kept): the cover takes the whole run and
+    the sketch's blank lines are new. Else new code splits the file's separator in two and one
+    side loses it."""
+    def blank_match(op: Op) -> bool:
+        return op.kind == "match" and not original[op.o].strip()
+
+    def blank_cover(op: Op) -> bool:
+        return op.kind == "cover" and not original[op.o].strip()
+
+    def new_code(a: int, b: int) -> bool:
+        return a < b and all(op.kind == "new" for op in out[a:b]) and any(sketch[op.s].strip() for op in out[a:b])
+
+    out = list(ops)
+    k = 1
+    while k < len(out):
+        if blank_match(out[k]) and out[k - 1].o == out[k].o - 1 and original[out[k - 1].o].strip():
+            e = k + 1  # out[k:e]: the sketch's blank lines matched to the run's start, after a kept line
+            while e < len(out) and blank_match(out[e]) and out[e].o == out[e - 1].o + 1:
+                e += 1
+            c = e
+            while c < len(out) and out[c].kind == "new":
+                c += 1
+            if new_code(e, c) and c < len(out) and blank_cover(out[c]) and out[c].o == out[e - 1].o + 1:
+                run = out[k:e]
+                out[k:c] = [Op("new", -1, op.s) for op in run] + out[e:c] + [Op("cover", op.o, out[c].s) for op in run]
+                k = c + 1
+                continue
+        if blank_cover(out[k - 1]) and out[k].kind == "new":
+            c = k  # new code after a cover of the run's start, then the sketch's blank lines matched to its rest
+            while c < len(out) and out[c].kind == "new":
+                c += 1
+            e, last = c, out[k - 1].o
+            while e < len(out) and blank_match(out[e]) and out[e].o == last + 1:
+                e, last = e + 1, out[e].o
+            if e > c and new_code(k, c) and e < len(out) and out[e].kind in ("match", "cover") \
+                    and out[e].o == last + 1 and original[out[e].o].strip():
+                run = out[c:e]
+                out[k:e] = [Op("cover", op.o, out[k - 1].s) for op in run] + out[k:c] + [Op("new", -1, op.s) for op in run]
+                k = e + 1
+                continue
+        k += 1
+    return out
 
 
 def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str],
