@@ -16,6 +16,9 @@ the local model to rewrite the whole file from original + sketch.
 
     python bench/apply.py [--baseline-files 4] [--no-model] [--all-styles] [--heldout | --fresh | --third | --fourth | --fifth]
 
+Lines are the file's lines: a final newline starts no empty line (before 2026-11-30 it did, and
+difflib matched that empty line to a new blank line at the end, which the sketch then elided).
+
 --all-styles sketches every file in every style (first measured at 158c77c, six sets, 1,896 sketches:
 42 silent wrong merges where the rotation showed 2).
 "exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
@@ -101,8 +104,15 @@ def _top_level_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _lines(text: str) -> list[str]:
+    """The text's lines; a final newline ends the last line rather than starting an empty one
+    (which difflib would match to a new blank line, and the sketch would elide that blank line)."""
+    lines = text.split("\n")
+    return lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
+
+
 def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
-    a, b = old.split("\n"), new.split("\n")
+    a, b = _lines(old), _lines(new)
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     keep = [False] * len(b)  # which lines of the new file the sketch shows
     context = {"hunks": 3, "tight": 1, "functions": 1, "bare": 2}[style]
@@ -150,7 +160,7 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
             widths = [len(x) - len(x.lstrip()) for x in b[j:stop] if x.strip()]
             out.append(" " * (min(widths) if widths else 0) + marker)
             eliding = True
-    return "\n".join(out)
+    return "\n".join(out) + ("\n" if new.endswith("\n") else "")
 
 
 def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS, all_styles: bool = False) -> list[dict]:
