@@ -35,6 +35,7 @@ OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker k
 REACH = 80   # ...and for a line found at most twice in the file
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
 NEAR_CONTEXT = 30  # lines: outside a function, how far a marker's kept copy of a context line counts
+NEAR_SHORT_COPY = 5  # lines: the same for a short once-only line
 MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
 MOVED_IMPORT = 10  # lines: how far apart a re-typed import and the copy a marker keeps count as one block
@@ -913,11 +914,13 @@ class _Expander:
         seen: dict[str, int] = {}
         for i, line in enumerate(lines):
             key = line.strip()
-            if len(key) <= 12 or orig.get(key) != 1 or sketch.get(key, 0) != 1 or TRIVIAL.match(key):
+            if orig.get(key) != 1 or sketch.get(key, 0) != 1 or TRIVIAL.match(key):
                 continue
             # at another depth it is another statement (`if x is None:` nested in a new branch)
             first = seen.get(line.rstrip())
-            if first is not None and i - first <= NEAR_COPY:
+            # a short line (`"has_fcntl",`) says little far away, but a few lines apart it is a copy
+            near = NEAR_COPY if len(key) > 12 else NEAR_SHORT_COPY
+            if first is not None and i - first <= near:
                 if ops is None:
                     return key
                 pair = (ops[first], ops[i])
@@ -1005,10 +1008,17 @@ class _Expander:
         if before is not None and after is not None and after > before:
             raise _Unparsable(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
 
+    @staticmethod
+    def close_copies(lines: list[str], key: str) -> bool:
+        """Are two copies of key a few lines apart? Never a copy on purpose: a moved list item
+        (platformdirs' `"PlatformDirs",` moved up `__all__`), which no alignment can express."""
+        at = [k for k, x in enumerate(lines) if x.strip() == key]
+        return any(b - a <= NEAR_SHORT_COPY for a, b in zip(at, at[1:]))
+
     def finish(self, lines: list[str], ops: list[Op] | None = None, repeat_ok: list[str] | None = None) -> Expansion:
         """The last checks; repeat_ok: a result whose repeated line is intended."""
         twice = self.duplicated(lines, ops)
-        if twice is not None and lines != repeat_ok:
+        if twice is not None and (lines != repeat_ok or self.close_copies(lines, twice)):
             raise _Repeated(f"the result would repeat {twice[:60]!r}, which the file and the sketch each have once "
                             "(the sketch is ambiguous about what it replaces)", lines)
         text = "\n".join(lines)
