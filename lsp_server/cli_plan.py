@@ -73,6 +73,7 @@ def cmd_plan(args) -> int:
     from lsp_server.config import Settings
     from lsp_server.planner.client import PlannerConfig, plan
     from lsp_server.planner.context import gather
+    from lsp_server.planning import repair_failures
     from lsp_server.retrieval import CodeIndex
 
     root = Path(args.root).resolve()
@@ -92,6 +93,8 @@ def cmd_plan(args) -> int:
     chooser = _model_chooser(not args.no_model)
     result = plan(gathered.request, cfg)
     outcomes = [expand_one(root, s, read_disk, chooser) for s in result.sketches]
+    repair_failures(result, list(result.sketches), outcomes, cfg, lambda s: expand_one(root, s, read_disk, chooser),
+                    cfg.repair_rounds, lambda message: print(f"tandem: {message}", file=sys.stderr))
     refused = refusal(outcomes)
     if refused:
         for f in outcomes:

@@ -41,6 +41,7 @@ class Settings:
     planner_timeout_s: int = 120
     planner_max_retries: int = 3
     planner_context_tokens: int = 12000
+    planner_repair_rounds: int = 1  # sketches the expander could not place, sent back with the reason
 
     def language_enabled(self, language_id: str) -> bool:
         return self.enable and self.languages.get(language_id, True)
@@ -104,6 +105,7 @@ SCHEMA = {
     "plannerTimeoutS": ("planner_timeout_s", _int_range(5, 3600)),
     "plannerMaxRetries": ("planner_max_retries", _int_range(0, 10)),
     "plannerContextTokens": ("planner_context_tokens", _int_range(1000, 200000)),
+    "plannerRepairRounds": ("planner_repair_rounds", _int_range(0, 3)),
 }
 
 

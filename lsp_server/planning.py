@@ -1,6 +1,8 @@
 """`tandem.planChange` in the language server: retrieve → plan (frontier) → expand (local) →
-one versioned workspace/applyEdit. All or nothing: if any sketch fails, nothing is applied and
-the result says which and why. Blocking work runs in threads; the event loop stays free.
+one versioned workspace/applyEdit. A sketch the expander cannot place goes back to the planner
+with the reason (up to `plannerRepairRounds` times) rather than being guessed. All or nothing: if
+any sketch still fails, nothing is applied and the result says which and why. Blocking work runs
+in threads; the event loop stays free.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from lsprotocol import types
 
 from lsp_server.apply.change import Failure, FileChange, expand_one, read_disk, refusal
 from lsp_server.apply.tiebreak import model_chooser
-from lsp_server.planner.client import PlannerConfig, PlannerError, plan
+from lsp_server.planner.client import PlannerConfig, PlannerError, PlanResult, plan, repair
 from lsp_server.planner.context import gather
 from lsp_server.protocol import line_edit
 from lsp_server.retrieval.service import uri_to_path
@@ -123,21 +125,31 @@ class PlanChange:
             return {"applied": False, "error": str(exc), "sent": sent, "withheld": withheld}
         finally:
             pool.shutdown(wait=False)
+        sketches = list(result.sketches)  # sketches[k] made outcomes[k]
+        repaired = await self.repair(result, sketches, outcomes, cfg, root, chooser)
         total = len(outcomes)
         for k, _ in enumerate(outcomes, 1):
             self.report(f"expanded file {k} of {total}")
         failures = [o for o in outcomes if isinstance(o, Failure)]
         changes = [o for o in outcomes if isinstance(o, FileChange)]
         base = {"sent": sent, "withheld": withheld,
-                "failed": [{"path": f.path, "reason": f.reason} for f in failures],
+                "failed": [{"path": f.path, "reason": f.reason} for f in failures], "repaired": repaired,
                 "summaries": {c.path: c.summary for c in changes}}
         refused = refusal(outcomes)
         if refused:
             return {**base, "applied": False, "error": refused}
-        changes = await self.refresh_stale(changes, root, chooser, result.sketches)
+        changes = await self.refresh_stale(changes, root, chooser, sketches)
         if isinstance(changes, str):
             return {**base, "applied": False, "error": changes}
         return {**base, **(await self.apply(changes))}
+
+    async def repair(self, result: PlanResult, sketches: list, outcomes: list, cfg: PlannerConfig, root,
+                     chooser) -> list[str]:
+        def report(message: str) -> None:
+            self.loop.call_soon_threadsafe(self.report, message)
+
+        expand = lambda sketch: expand_one(root, sketch, self.read, chooser)  # noqa: E731
+        return await asyncio.to_thread(repair_failures, result, sketches, outcomes, cfg, expand, cfg.repair_rounds, report)
 
     async def refresh_stale(self, changes: list[FileChange], root, chooser, sketches):
         """A document edited while the plan was being made is expanded again against its new
@@ -192,6 +204,37 @@ class PlanChange:
                     "error": f"the editor did not apply the edit: {result.failure_reason or 'no reason given'}"}
         return {"applied": True, "changed": changed, "created": created,
                 "message": f"changed {len(changed)} file(s), created {len(created)}"}
+
+
+def repair_failures(result: PlanResult, sketches: list, outcomes: list, cfg: PlannerConfig, expand,
+                    rounds: int, report=lambda message: None) -> list[str]:
+    """Sketches the expander could not place go back to the planner with its reasons, in the
+    same conversation, up to `rounds` times; each file's new sketch, expanded, replaces its
+    failure (in place: sketches[k] made outcomes[k]). Not when a path was refused: that plan
+    fails whatever comes back. A failed repair request leaves the first failures standing.
+    Returns the paths whose rewritten sketch expanded."""
+    repaired: list[str] = []
+    for _ in range(rounds):
+        failed = [k for k, o in enumerate(outcomes) if isinstance(o, Failure)]
+        if not failed or not all(outcomes[k].sketch_fault for k in failed):
+            break
+        paths = sorted({outcomes[k].path for k in failed})
+        report(f"asking {cfg.model} to rewrite {len(failed)} sketch(es) Tandem could not place: {', '.join(paths)}")
+        try:
+            result = repair(result, [(outcomes[k].path, outcomes[k].reason) for k in failed], cfg)
+        except PlannerError as exc:
+            log.info("planner repair round: %s", exc)
+            break
+        again: dict[str, list] = {}
+        for s in result.sketches:
+            again.setdefault(s.path, []).append(s)
+        for k in failed:
+            if again.get(outcomes[k].path):
+                sketches[k] = again[outcomes[k].path].pop(0)
+                outcomes[k] = expand(sketches[k])
+                if not isinstance(outcomes[k], Failure):
+                    repaired.append(outcomes[k].path)
+    return repaired
 
 
 async def plan_change(ls, args) -> dict:

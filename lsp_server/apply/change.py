@@ -33,6 +33,7 @@ class FileChange:
 class Failure:
     path: str
     reason: str
+    sketch_fault: bool = False  # the sketch could not be placed (the planner may write it again), not the path or file
 
 
 def resolve_inside(root: Path, rel: str) -> Path:
@@ -59,21 +60,24 @@ def expand_one(root: Path, sketch: FileSketch, read: Callable[[Path], str | None
     exist; it raises OSError/UnicodeError for unreadable files."""
     try:
         target = resolve_inside(root, sketch.path)
-        try:
-            old = read(target)
-        except (OSError, UnicodeError) as exc:
-            return Failure(sketch.path, f"cannot read the file ({exc.__class__.__name__})")
-        if old is None:
-            if target.exists() and target.is_dir():
-                return Failure(sketch.path, "it is a directory")
-            text = sketch.sketch.replace("\r\n", "\n")
-            if any(is_marker(x) for x in text.split("\n")):
-                return Failure(sketch.path, "the file does not exist but the sketch elides existing code")
-            return FileChange(sketch.path, target, None, text.rstrip("\n") + "\n", sketch.summary)
-        result = expand(old, sketch.sketch, sketch.path, chooser=chooser)
-        return FileChange(sketch.path, target, old, result.text, sketch.summary, result.confidence, result.notes)
     except ApplyError as exc:
         return Failure(sketch.path, str(exc))
+    try:
+        old = read(target)
+    except (OSError, UnicodeError) as exc:
+        return Failure(sketch.path, f"cannot read the file ({exc.__class__.__name__})")
+    if old is None:
+        if target.exists() and target.is_dir():
+            return Failure(sketch.path, "it is a directory")
+        text = sketch.sketch.replace("\r\n", "\n")
+        if any(is_marker(x) for x in text.split("\n")):
+            return Failure(sketch.path, "the file does not exist but the sketch elides existing code", True)
+        return FileChange(sketch.path, target, None, text.rstrip("\n") + "\n", sketch.summary)
+    try:
+        result = expand(old, sketch.sketch, sketch.path, chooser=chooser)
+    except ApplyError as exc:
+        return Failure(sketch.path, str(exc), True)
+    return FileChange(sketch.path, target, old, result.text, sketch.summary, result.confidence, result.notes)
 
 
 def refusal(outcomes: list[FileChange | Failure]) -> str | None:

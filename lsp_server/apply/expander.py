@@ -572,6 +572,40 @@ class _Expander:
             if fits:
                 raise ApplyError(f"the lines the sketch shows around its change at sketch line {mine[0][0] + 1} "
                                  f"fit original lines {first + 1} and {fits[0] + 1}: cannot tell which place it means")
+        self.check_unanchored_edits(ops, run_of, {run_of[s] for s, _ in shown})
+
+    def check_unanchored_edits(self, ops: list[Op], run_of: list[int], anchored: set[int]) -> None:
+        """A stretch between markers that matches no telling line but replaces original lines
+        (`return 9` between two markers, in a file with `return 1` and `return 2`): an edit of
+        lines like those at another place between the stretches around it fits as well. Refused."""
+        shown = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
+        k = 0
+        while k < len(ops):
+            if ops[k].kind != "new" or run_of[ops[k].s] in anchored:
+                k += 1
+                continue
+            a = b = k  # the run of new and dropped lines around this new line
+            while a > 0 and ops[a - 1].kind in ("new", "drop"):
+                a -= 1
+            while b + 1 < len(ops) and ops[b + 1].kind in ("new", "drop"):
+                b += 1
+            k = b + 1
+            replaced = [op.o for op in ops[a:b + 1] if op.kind == "drop" and self.o[op.o].strip()]
+            if not replaced:
+                continue  # an insertion: place_floating's
+            lo = max((op.o for op in shown if op.o < replaced[0]), default=-1)
+            hi = min((op.o for op in shown if op.o > replaced[-1]), default=len(self.o))
+            offsets = [o - replaced[0] for o in replaced]
+            sigs = [(signature(self.o[o].strip()), indent_of(self.o[o])) for o in replaced]
+            if any(sig is None for sig, _ in sigs):
+                continue
+            for p in range(lo + 1, hi - offsets[-1]):
+                if p != replaced[0] and all((signature(self.o[p + d].strip()), indent_of(self.o[p + d])) == sig
+                                            for d, sig in zip(offsets, sigs)):
+                    line = next(op.s for op in ops[a:b + 1] if op.kind == "new") + 1
+                    raise ApplyError(f"the sketch's new lines at sketch line {line} "
+                                     f"with no line of context could replace original line {replaced[0] + 1} or "
+                                     f"{p + 1}: cannot tell which it edits")
 
     def likelier_places(self, ops: list[Op], at: list[int], stretch: list[int], lo: int, hi: int) -> list[int]:
         """Other places where a stretch's matched lines stand the same, whose lines at the offsets

@@ -2,6 +2,9 @@
 
 One streamed request with the `propose_edits` tool forced; each file's sketch is handed on as
 soon as its JSON object is complete, so expansion starts while the rest is still arriving.
+`repair` continues the same conversation when some sketches could not be expanded: the tool's
+result names each file and the expander's reason, and the model writes those sketches again
+(the cached system prompt and context are the same prefix, so the second request is cheap).
 Retries with back-off on 429 / 5xx / 529 overloaded are the SDK's (it honours retry-after);
 every failure becomes a PlannerError with a message a user can act on. The API key is read
 from the argument or ANTHROPIC_API_KEY and never appears in a message or a log line.
@@ -16,7 +19,7 @@ from typing import Callable
 
 from lsp_server.config import DEFAULT_PLANNER_MODEL, Settings
 from lsp_server.errors import TandemError
-from lsp_server.planner.prompt import TOOL, FileSketch, PlanRequest, build_prompt
+from lsp_server.planner.prompt import TOOL, FileSketch, PlanRequest, build_prompt, repair_turn
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +36,7 @@ class PlannerConfig:
     timeout_s: float = 120.0
     max_retries: int = 3
     context_tokens: int = 12000
+    repair_rounds: int = 1          # sketches the expander could not place go back this many times
     api_key: str | None = None      # None: ANTHROPIC_API_KEY
     base_url: str | None = None     # None: ANTHROPIC_BASE_URL or the SDK's default
 
@@ -40,7 +44,7 @@ class PlannerConfig:
     def from_settings(cls, settings: Settings) -> "PlannerConfig":
         return cls(model=settings.planner_model, max_tokens=settings.planner_max_tokens,
                    timeout_s=float(settings.planner_timeout_s), max_retries=settings.planner_max_retries,
-                   context_tokens=settings.planner_context_tokens)
+                   context_tokens=settings.planner_context_tokens, repair_rounds=settings.planner_repair_rounds)
 
 
 @dataclass
@@ -50,6 +54,10 @@ class PlanResult:
     dropped: list[str]
     stop_reason: str | None = None
     usage: dict = field(default_factory=dict)
+    # the conversation so far, for a repair round: the request, then the planner's answer
+    system: list[dict] = field(default_factory=list)
+    messages: list[dict] = field(default_factory=list)
+    tool_use_id: str = ""
 
 
 class SketchStream:
@@ -150,15 +158,34 @@ def _explain(exc: Exception, cfg: PlannerConfig) -> PlannerError:
 def plan(req: PlanRequest, cfg: PlannerConfig, on_sketch: Callable[[FileSketch], None] | None = None,
          cancelled: Callable[[], bool] = lambda: False) -> PlanResult:
     """Ask the frontier model for sketches. `on_sketch` sees each file as soon as it is complete."""
+    prompt = build_prompt(req, cfg.context_tokens)
+    result = _ask(cfg, prompt.system, prompt.messages, on_sketch, cancelled)
+    result.sent, result.dropped = prompt.sent, prompt.dropped
+    return result
+
+
+def repair(previous: PlanResult, failures: list[tuple[str, str]], cfg: PlannerConfig,
+           on_sketch: Callable[[FileSketch], None] | None = None,
+           cancelled: Callable[[], bool] = lambda: False) -> PlanResult:
+    """Ask again for the sketches of the files in `failures` ((path, the expander's reason)),
+    continuing the conversation of `previous`: nothing is sent that was not sent before except
+    the reasons."""
+    messages = previous.messages + [repair_turn(previous.tool_use_id, failures)]
+    result = _ask(cfg, previous.system, messages, on_sketch, cancelled)
+    result.sent, result.dropped = previous.sent, previous.dropped
+    return result
+
+
+def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], on_sketch, cancelled) -> PlanResult:
+    """One streamed request; the result carries the conversation with the planner's answer."""
     import anthropic
 
-    prompt = build_prompt(req, cfg.context_tokens)
     client = _client(cfg)
     stream_parser = SketchStream()
     seen = 0
     try:
-        with client.messages.stream(model=cfg.model, max_tokens=cfg.max_tokens, system=prompt.system,
-                                    messages=prompt.messages, tools=[TOOL],
+        with client.messages.stream(model=cfg.model, max_tokens=cfg.max_tokens, system=system,
+                                    messages=messages, tools=[TOOL],
                                     tool_choice={"type": "tool", "name": TOOL["name"]}) as stream:
             for event in stream:
                 if cancelled():
@@ -188,4 +215,9 @@ def plan(req: PlanRequest, cfg: PlannerConfig, on_sketch: Callable[[FileSketch],
             on_sketch(s)
     usage = final.usage.model_dump() if hasattr(final.usage, "model_dump") else {}
     log.info("planner: %d file(s), stop %s, usage %s", len(sketches), final.stop_reason, usage)
-    return PlanResult(sketches=sketches, sent=prompt.sent, dropped=prompt.dropped, stop_reason=final.stop_reason, usage=usage)
+    answer = [{"type": "text", "text": b.text} if b.type == "text" else
+              {"type": "tool_use", "id": b.id, "name": b.name, "input": b.input}
+              for b in final.content if b.type in ("text", "tool_use")]
+    return PlanResult(sketches=sketches, sent=[], dropped=[], stop_reason=final.stop_reason, usage=usage,
+                      system=system, messages=messages + [{"role": "assistant", "content": answer}],
+                      tool_use_id=tool.id)

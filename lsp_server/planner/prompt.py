@@ -149,3 +149,20 @@ def _cut(current: ContextFile, selection: ContextFile | None, chars: int) -> Con
         if not grew:
             break
     return ContextFile(current.path, "\n".join(lines[lo:hi + 1]), (lo + 1, hi + 1))
+
+
+REPAIR = """The local expander could not place these sketches in their files:
+{failures}
+Call propose_edits again with a new sketch for each of these files only, following the sketch \
+rules. Show more unchanged lines around each change: lines that occur only once in the file \
+(the def/class line of the function you change, a distinctive statement), so each change has \
+one place. Do not elide code you changed or added."""
+
+
+def repair_turn(tool_use_id: str, failures: list[tuple[str, str]]) -> dict:
+    """The user's turn after the planner's answer when some of its sketches failed to expand:
+    the tool's result, an error naming each file and the expander's reason (reasons quote only
+    lines the sketch wrote and line numbers, never code that was not sent)."""
+    listed = "\n".join(f"- {path}: {reason}" for path, reason in failures)
+    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "is_error": True,
+                                         "content": REPAIR.format(failures=listed)}]}

@@ -129,3 +129,43 @@ async def test_edit_made_while_planning_is_respected(plan_client: LanguageClient
     edit = plan_client.applied[0].edit.document_changes[0]
     assert edit.text_document.version == 2
     assert apply_text(newer, edit.edits[0]) == "# edited\n" + EXPECTED
+
+
+AMBIGUOUS = '# ... existing code ...\n    return "hello " + name + "!"\n# ... existing code ...\n'
+
+
+async def test_a_sketch_the_expander_cannot_place_goes_back_to_the_planner(plan_client: LanguageClient):
+    # the first sketch shows a line the file does not have with no context: the expander
+    # refuses; the planner gets the reason in a tool_result and writes the sketch again
+    API.script = [{"tool_input": {"edits": [{"path": "app.py", "sketch": "# ... existing code ...\n"
+                                              "    punctuation = '!'\n# ... existing code ...\n"}]}},
+                  {"tool_input": {"edits": [{"path": "app.py", "sketch": SKETCH}]}}]
+    first = len(API.requests)
+    result = await run_plan(plan_client)
+    assert result["applied"] is True, result
+    assert result["repaired"] == ["app.py"] and result["failed"] == []
+    assert apply_text(APP_TEXT, plan_client.applied[0].edit.document_changes[0].edits[0]) == EXPECTED
+    ask, again = API.requests[first]["body"], API.requests[first + 1]["body"]
+    assert again["messages"][:1] == ask["messages"] and again["system"] == ask["system"]  # the cached prefix
+    answer, reply = again["messages"][1], again["messages"][2]
+    tool_use = next(b for b in answer["content"] if b["type"] == "tool_use")
+    assert answer["role"] == "assistant" and tool_use["input"]["edits"][0]["path"] == "app.py"
+    result_block = reply["content"][0]
+    assert result_block["type"] == "tool_result" and result_block["tool_use_id"] == tool_use["id"]
+    assert result_block["is_error"] is True and "- app.py: " in result_block["content"]
+    assert "cannot tell where it goes" in result_block["content"] or "no context" in result_block["content"]
+    reports = [v.message for reports in plan_client.progress_reports.values() for v in reports
+               if isinstance(v, types.WorkDoneProgressReport)]
+    assert any(r.startswith("asking claude-test to rewrite 1 sketch(es) Tandem could not place: app.py") for r in reports)
+
+
+async def test_a_rewritten_sketch_that_fails_again_applies_nothing(plan_client: LanguageClient):
+    API.script = [{"tool_input": {"edits": [{"path": "app.py", "sketch": AMBIGUOUS},
+                                            {"path": "notes.md", "sketch": "# Notes\n"}]}},
+                  {"tool_input": {"edits": [{"path": "app.py", "sketch": AMBIGUOUS}]}}]
+    first = len(API.requests)
+    result = await run_plan(plan_client)
+    assert result["applied"] is False and plan_client.applied == [] and result["repaired"] == []
+    assert [f["path"] for f in result["failed"]] == ["app.py"]
+    assert len(API.requests) == first + 2  # one repair round (plannerRepairRounds defaults to 1)
+    assert not (WORK / "notes.md").exists()

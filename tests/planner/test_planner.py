@@ -144,3 +144,31 @@ def test_api_key_is_not_logged(api, caplog):
     with caplog.at_level("DEBUG"):
         plan(REQ, cfg(api))
     assert api.api_key not in caplog.text
+
+
+def test_repair_rounds_only_for_sketch_faults(api, tmp_path):
+    from lsp_server.apply.change import Failure, expand_one, read_disk
+    from lsp_server.planning import repair_failures
+
+    (tmp_path / "app.py").write_text(REQ.current.text)
+    bad = {"path": "app.py", "sketch": "# ... existing code ...\n    return 9\n# ... existing code ...\n"}
+    good = {"path": "app.py", "sketch": "# ... existing code ...\ndef b():\n    return 3\n"}
+    expand = lambda s: expand_one(tmp_path, s, read_disk)  # noqa: E731
+
+    def run(edits, rounds):
+        api.requests.clear()
+        api.script = [{"tool_input": {"edits": edits}}, {"tool_input": {"edits": [good]}}]
+        result = plan(REQ, cfg(api))
+        outcomes = [expand(s) for s in result.sketches]
+        repaired = repair_failures(result, list(result.sketches), outcomes, cfg(api), expand, rounds)
+        return repaired, outcomes
+
+    repaired, outcomes = run([bad], 1)
+    assert repaired == ["app.py"] and outcomes[0].new == "def a():\n    return 1\n\n\ndef b():\n    return 3\n"
+    assert len(api.requests) == 2
+    assert api.requests[1]["body"]["messages"][2]["content"][0]["is_error"] is True
+    repaired, outcomes = run([bad], 0)  # plannerRepairRounds 0: the failure stands, nothing asked
+    assert repaired == [] and isinstance(outcomes[0], Failure) and len(api.requests) == 1
+    # a refused path fails the plan whatever comes back: no round trip
+    repaired, outcomes = run([bad, {"path": "../x.py", "sketch": "x = 1\n"}], 1)
+    assert repaired == [] and len(api.requests) == 1 and not outcomes[1].sketch_fault
