@@ -35,6 +35,7 @@ OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker k
 REACH = 80   # ...and for a line found at most twice in the file
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
 NEAR_CONTEXT = 30  # lines: outside a function, how far a marker's kept copy of a context line counts
+REACH_GAP = 20  # lines: how far apart two shown lines of a stretch may stand at another place
 NEAR_SHORT_COPY = 5  # lines: the same for a short once-only line
 MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
@@ -177,6 +178,15 @@ class _Repeated(ApplyError):
         self.lines = lines
 
 
+class _ContextCopy(ApplyError):
+    """The sketch's line `line` was written anew next to a marker that keeps the same line."""
+
+    def __init__(self, message: str, line: int, covered: tuple[int, int]) -> None:
+        super().__init__(message)
+        # the sketch's line; the original line after the last anchor before it, and the marker's copy
+        self.line, self.covered = line, covered
+
+
 class _Expander:
     def __init__(self, original: str, sketch: str, path: str, chooser: Chooser | None):
         self.path, self.chooser = path, chooser
@@ -197,6 +207,7 @@ class _Expander:
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
         self.confidence = 1.0
         self.notes: list[str] = []
+        self.matched: set[tuple[int, int]] = set()  # (sketch, original) lines the last alignment matched
 
     @cached_property
     def sketch_counts(self) -> Counter:
@@ -257,6 +268,8 @@ class _Expander:
             return self.attempt()
         except _Moved as first:
             return self.moved(first)
+        except _ContextCopy as first:
+            return self.context_matched(first)
         except (_Unparsable, _Repeated) as first:
             if self.moves:  # a once-only line dropped and written anew elsewhere: keep it in place instead
                 try:
@@ -266,6 +279,40 @@ class _Expander:
             if isinstance(first, _Unparsable):
                 return self.second_opinion(first, "brackets and quotes as anchors", trivial_reward=3)
             return self.second_opinion(first, "lines the file has once as anchors", retype=RETYPE)
+
+    def context_matched(self, first: _ContextCopy) -> Expansion:
+        """A line written anew next to a marker that keeps the same line: the sketch showed it as
+        context and the marker stands for the lines after it (platformdirs' `@property` after a
+        rewritten body, which the marker would otherwise have kept). Aligned again with such
+        lines pinned, as long as each retry fails the same way on another line; only a result
+        that passes every check, keeps every match of the first alignment and matches each pinned
+        line to the marker's copy, or to the line right after the anchor before it, is taken (pinning that moves
+        other lines is another reading, not a repair: pytest's `@final`)."""
+        pinned, failure, before = frozenset(), first, set(self.matched)
+        wanted: dict[int, tuple[int, int]] = {}
+        for _ in range(MOVES):
+            pinned |= {failure.line}
+            wanted[failure.line] = failure.covered
+            self.confidence, self.notes = 1.0, []
+            try:
+                result = self.attempt(pinned=pinned)
+            except _ContextCopy as again:
+                if again.line in pinned:
+                    break
+                failure = again
+                continue
+            except ApplyError:
+                break
+            at = dict(self.matched)
+            # the first matches all kept; each pinned line is the marker's copy or follows the anchor
+            # (matched in between, the lines the marker kept before it were another reading:
+            # more-itertools' `yield tuple(window)`)
+            if not before <= self.matched or not all(at.get(s) in ends for s, ends in wanted.items()):
+                break
+            result.confidence = round(result.confidence * 0.9, 3)
+            result.notes.append("aligned on the second try (context next to a marker matched)")
+            return result
+        raise first
 
     def second_opinion(self, first: ApplyError, why: str, **retry) -> Expansion:
         """Align again by what went wrong: a result that does not parse with brackets and docstring
@@ -355,6 +402,7 @@ class _Expander:
         ops = layout.after_header(layout.whole_blank_runs(ops, self.o, self.s), self.o, self.s, self.in_string)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path, self.s)
+        self.matched = {(op.s, op.o) for op in kept if op.kind == "match"}
         self.check_context_copies(kept, lines, self.edits(ops))
         if any(op.kind == "edge" and self.o[op.o].strip() for op in kept):
             if not self.fragment(kept):
@@ -568,7 +616,7 @@ class _Expander:
             fits = [p for p in range(lo + 1, hi) if keys[p] == keys[first] and p != first
                     and last + p - first < hi and keys[p:p + last - first + 1] == keys[first:last + 1]]
             if not fits:  # places where the shown lines fit but what they replace differs: the likeliest edit
-                fits = self.likelier_places(ops, at, stretch, lo, hi)
+                fits = self.likelier_places(ops, at, stretch, lo, hi) or self.reshaped_places(ops, at, lo, hi)
             if fits:
                 raise ApplyError(f"the lines the sketch shows around its change at sketch line {mine[0][0] + 1} "
                                  f"fit original lines {first + 1} and {fits[0] + 1}: cannot tell which place it means")
@@ -630,6 +678,50 @@ class _Expander:
         return [p for p in range(lo + 1, hi - width + 1) if p != first
                 and all(keys[p + d] == keys[first + d] for d in shown) and likeness(p) >= max(mine, 0.0)]
 
+    def reshaped_places(self, ops: list[Op], at: list[int], lo: int, hi: int) -> list[int]:
+        """Like likelier_places, where the lines between the stretch's shown lines may be more or
+        fewer at the other place: pytest's two `fail(` … `pytrace=False,` calls, the new message
+        line replacing a three-line `.format(` call at one and a one-line f-string at the other.
+        Each shown line is found in order within REACH_GAP lines of the one before."""
+        span = ops[at[0]:at[-1] + 2]
+        new = "\n".join(self.s[op.s].strip() for op in span if op.kind == "new" and self.s[op.s].strip())
+        shown = [op.o for op in span if op.kind == "match" and self.o[op.o].strip()]
+        if not new or len(shown) < 2:
+            return []
+        keys = [x.strip() for x in self.o]
+        gaps = [any(op.kind == "drop" for op in span if a < op.o < b) for a, b in zip(shown, shown[1:])]
+        if not any(gaps):
+            return []  # an insertion between lines kept together: likelier_places' (same shape)
+
+        def replaced(places: list[int]) -> str | None:
+            out = []
+            for (a, b), dropped in zip(zip(places, places[1:]), gaps):
+                if not dropped and b != a + 1 + sum(not keys[x] for x in range(a + 1, b)):
+                    return None  # the stretch keeps these two lines together (blank lines aside)
+                out += [keys[x] for x in range(a + 1, b) if keys[x]] if dropped else []
+            return "\n".join(out)
+
+        def likeness(old: str | None) -> float:
+            if old is None or old == new:  # no such place, or one where the edit is already made
+                return -1.0
+            return difflib.SequenceMatcher(None, new, old, autojunk=False).ratio()
+
+        mine = likeness(replaced(shown))
+        out = []
+        for p in range(lo + 1, hi):
+            if p == shown[0] or keys[p] != keys[shown[0]]:
+                continue
+            places = [p]
+            for o in shown[1:]:
+                nxt = next((x for x in range(places[-1] + 1, min(hi, places[-1] + 1 + REACH_GAP)) if keys[x] == keys[o]), None)
+                if nxt is None:
+                    break
+                places.append(nxt)
+            apart = places[-1] < shown[0] or places[0] > shown[-1]  # not the chosen place widened
+            if len(places) == len(shown) and apart and likeness(replaced(places)) >= max(mine, 0.0):
+                out.append(p)
+        return out
+
     def check_context_copies(self, ops: list[Op], lines: list[str], edits: set[int]) -> None:
         """A line of the file the sketch writes anew right next to a marker, while that marker keeps
         the same line, at the same depth, in the same function: the sketch showed it as the
@@ -654,10 +746,20 @@ class _Expander:
                         (not lines[x].strip() or len(indent_of(lines[x])) > owner) if owner is not None
                         else abs(x - start) < NEAR_CONTEXT):
                     if lines[x].strip() == key and indent_of(lines[x]) == depth:
-                        raise ApplyError(f"the sketch writes {key[:50]!r} (its line {op.s + 1}) anew next to a marker "
-                                         f"that keeps the same line (original line {ops[x].o + 1}): which lines "
-                                         "does the marker stand for?")
+                        raise _ContextCopy(f"the sketch writes {key[:50]!r} (its line {op.s + 1}) anew next to a marker "
+                                           f"that keeps the same line (original line {ops[x].o + 1}): which lines "
+                                           "does the marker stand for?", op.s, self.since_anchor(ops, k, x))
                     x += step
+
+    @staticmethod
+    def since_anchor(ops: list[Op], k: int, x: int) -> tuple[int, int]:
+        """The original lines between the line matched last on the side of op k away from op x
+        (a marker's copy of k's line) and that copy, inclusive."""
+        if x > k:
+            lo = max((op.o for op in ops[:k] if op.kind == "match"), default=-1) + 1
+            return lo, ops[x].o
+        hi = min((op.o for op in ops[k + 1:] if op.kind == "match"), default=len(ops)) - 1
+        return ops[x].o, hi
 
     def whole_bodies(self, ops: list[Op]) -> list[Op]:
         """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker
