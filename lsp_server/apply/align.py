@@ -262,11 +262,21 @@ def _weak(ops: list[Op], counts: Counter, s: list[str], marker: list[bool]) -> s
     for end in [i for i, m in enumerate(marker) if m] + [len(s)]:
         lines = [i for i in range(start, end) if s[i].strip()]
         matched = [i for i in lines if kind_of.get(i) == "match"]
-        if len(matched) == 1 and start > 0 and end < len(s) and lines[0] < matched[0] < lines[-1] \
-                and counts.get(s[matched[0]].strip(), 0) > 1:  # a line the file has once is its own evidence
-            weak.add(matched[0])
+        if len(matched) == 1 and start > 0 and end < len(s) and counts.get(s[matched[0]].strip(), 0) > 1 \
+                and (lines[0] < matched[0] < lines[-1] or _ends_new_definition(s, lines, matched[0])):
+            weak.add(matched[0])  # (a line the file has once is its own evidence)
         start = end + 1
     return weak
+
+
+def _ends_new_definition(s: list[str], lines: list[int], last: int) -> bool:
+    """Is sketch line `last` the stretch's last line, inside a definition the stretch opens
+    (flask's `return value` ending a new method, matched to the `return value` of the method
+    before it, would put the new method inside that one)?"""
+    if last != lines[-1] or not DEFINITION.match(s[lines[0]].strip()):
+        return False
+    depth = len(indent_of(s[lines[0]]))
+    return all(len(indent_of(s[i])) > depth for i in lines[1:])
 
 
 def align(orig: Original, s: list[str], marker: list[bool], rounds: int = 3, trivial_reward: int = 0,
