@@ -255,25 +255,29 @@ def _trace(rows, kept, orig: Original, costs, s, marker, free_edges: bool) -> li
 def _weak(ops: list[Op], counts: Counter, s: list[str], marker: list[bool]) -> set[int]:
     """In a stretch of the sketch between two markers, a single matched line with new lines on
     both sides that the file has several times (`return result` of a new function matched to an
-    old one) is no evidence of position: the stretch is new code, placed as a whole."""
+    old one) is no evidence of position: the stretch is new code, placed as a whole. Nor are such
+    lines inside a new definition the stretch opens."""
     kind_of = {op.s: op.kind for op in ops if op.s >= 0 and op.kind in ("match", "new")}
     weak: set[int] = set()
     start = 0
     for end in [i for i, m in enumerate(marker) if m] + [len(s)]:
         lines = [i for i in range(start, end) if s[i].strip()]
         matched = [i for i in lines if kind_of.get(i) == "match"]
-        if len(matched) == 1 and start > 0 and end < len(s) and counts.get(s[matched[0]].strip(), 0) > 1 \
-                and (lines[0] < matched[0] < lines[-1] or _ends_new_definition(s, lines, matched[0])):
+        inner = start > 0 and end < len(s) and all(counts.get(s[i].strip(), 0) > 1 for i in matched)
+        if inner and len(matched) == 1 and lines[0] < matched[0] < lines[-1]:
             weak.add(matched[0])  # (a line the file has once is its own evidence)
+        elif inner and matched and _opens_new_definition(s, lines, counts):
+            weak.update(matched)  # `def process(self, stmt):` of a new class, matched to an old class's
         start = end + 1
     return weak
 
 
-def _ends_new_definition(s: list[str], lines: list[int], last: int) -> bool:
-    """Is sketch line `last` the stretch's last line, inside a definition the stretch opens
-    (flask's `return value` ending a new method, matched to the `return value` of the method
-    before it, would put the new method inside that one)?"""
-    if last != lines[-1] or not DEFINITION.match(s[lines[0]].strip()):
+def _opens_new_definition(s: list[str], lines: list[int], counts: Counter) -> bool:
+    """Does the stretch open a definition the file does not have, every other line inside it
+    (sqlparse's new `class StripTrailingSemicolonFilter:` around a `def process(self, stmt):` and a
+    `return stmt` that older classes have; flask's new method ending in `return value`)?"""
+    head = s[lines[0]].strip()
+    if not DEFINITION.match(head) or counts.get(head, 0):
         return False
     depth = len(indent_of(s[lines[0]]))
     return all(len(indent_of(s[i])) > depth for i in lines[1:])
