@@ -42,6 +42,7 @@ RETYPE = 4  # second opinion: re-typing a once-only line costs this many times i
 MOVED_IMPORT = 10  # lines: how far apart a re-typed import and the copy a marker keeps count as one block
 CONTEXT = 4  # lines in a row, in order, that make a sketch's run the marker's own context
 SIBLING = 0.75  # an import this alike to an import in a block's body is added to the body
+LIKE_BODY = 0.5  # a new block body line this alike to an old one reads as its rewrite
 SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous
 FENCE = re.compile(r"^\s*```")
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
@@ -787,12 +788,16 @@ class _Expander:
             if old_body and all(IMPORT.match(n) and any(difflib.SequenceMatcher(None, n, b).ratio() >= SIBLING
                                                         for b in old_body) for n in new_lines):
                 continue  # imports next to the block's imports: added to it, not replacing it
-            if len(new_lines) * SHORT_BODY < len(old_body) and not set(new_lines) & set(old_body) \
-                    and not DEFINITION.match(self.o[op.o].strip()):
-                # an `if`/`for` body of a few new lines over a long old one with nothing in common:
-                # lines added at the top of the block (the marker then stands for its rest), or a
-                # rewrite? (A function's new body after its `def` is a rewrite: that is how sketches
-                # replace a function.)
+            unlike = not any(signature(n) is not None and signature(n) == signature(b)
+                             or difflib.SequenceMatcher(None, n, b, autojunk=False).ratio() >= LIKE_BODY
+                             for n in new_lines for b in old_body)
+            if (len(new_lines) * SHORT_BODY < len(old_body) and not set(new_lines) & set(old_body) or unlike) \
+                    and old_body and not DEFINITION.match(self.o[op.o].strip()):
+                # an `if`/`for` body of a few new lines over a long old one with nothing in common,
+                # or of lines none alike to the old ones (werkzeug's new `if data is None: raise`
+                # over `etag = generate_etag(data)`): lines added at the top of the block (the
+                # marker then stands for its rest), or a rewrite? (A function's new body after its
+                # `def` is a rewrite: that is how sketches replace a function.)
                 raise ApplyError(f"the sketch writes {len(new_lines)} line(s) after {self.o[op.o].strip()[:50]!r} "
                                  f"(original line {op.o + 1}) and then a marker: it may replace the "
                                  f"{len(old_body)}-line block or add to it")
