@@ -113,7 +113,8 @@ def block_end(path: str, text: str, line: int, column: int = 0) -> int | None:
     node = tree.root_node.descendant_for_point_range((line, column), (line, column))
     # climb from the leaf at the line start to the largest ancestor still starting on that line
     while node is not None:
-        if node.start_point[0] == line and node.end_point[0] > line:
+        # (not a Python `block`: it starts at its first statement, and is its parent's body)
+        if node.start_point[0] == line and node.end_point[0] > line and node.type not in ("block", "module"):
             best = node
         elif node.start_point[0] < line:
             break

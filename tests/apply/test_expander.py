@@ -188,3 +188,13 @@ def test_results_are_parsed_in_pieces_cut_at_statements_of_the_original():
     broken = "# ... existing code ...\n    def n(self):\n        return (20\n# ... existing code ...\n"
     with pytest.raises(ApplyError, match="would not parse"):
         expand(original, broken, "m.py")
+
+
+def test_syntax_counts_an_empty_python_block_and_finds_a_block_end():
+    from lsp_server.apply import syntax
+
+    assert syntax.error_count("x.py", "def f():\n    return 1\n") == 0
+    assert syntax.error_count("x.py", "def f():\n\ndef g():\n    return 1\n") > 0  # `def f` lost its body
+    # an `if` block ends at its last line, not at the end of the function body it starts
+    text = "class A:\n    def f(self):\n        if x:\n            y = 1\n        return 2\n"
+    assert syntax.block_end("x.py", text, 2, 8) == 3
