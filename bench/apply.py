@@ -21,6 +21,9 @@ difflib matched that empty line to a new blank line at the end, which the sketch
 
 --all-styles sketches every file in every style (first measured at 158c77c, six sets, 1,896 sketches:
 42 silent wrong merges where the rotation showed 2).
+"after_repair_round": refused sketches are written again the way the planner's repair round
+asks (lsp_server/planning.py): the same change with 5 unchanged lines around each hunk; simulated,
+so it shows what the expander makes of a compliant answer, not how often a frontier model complies.
 "exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
 model to keep the lines around each change, which bare sketches do not. --heldout runs other
 release pairs, which the expander's rules were not tuned on; --fresh, --third, --fourth and --fifth
@@ -69,6 +72,7 @@ SETS = {"tuned": PAIRS, "heldout": HELDOUT, "fresh": FRESH, "third": THIRD, "fou
 CACHE = Path.home() / ".cache" / "tandem-bench" / "packages"
 MARKERS = ["# ... existing code ...", "# ... rest of the code unchanged ...", "# ...", "# (unchanged code omitted)",
            "# ... existing code (unchanged) ..."]
+REPAIR_CONTEXT = 5  # lines around each change in a sketch written again after a refusal (see run_expander)
 MAX_CHANGED_FRACTION = 0.5  # a file rewritten more than this is a new file, not a sketch
 TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|\.\.\.|\"\"\"|\'\'\'|\"\"\"\)?:?)$")
 
@@ -115,7 +119,7 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
     a, b = _lines(old), _lines(new)
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     keep = [False] * len(b)  # which lines of the new file the sketch shows
-    context = {"hunks": 3, "tight": 1, "functions": 1, "bare": 2}[style]
+    context = {"hunks": 3, "tight": 1, "functions": 1, "bare": 2, "repair": REPAIR_CONTEXT}[style]
     changed_new: list[tuple[int, int, bool]] = []
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag != "equal":
@@ -190,6 +194,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
     lat, chars, secs = [], 0, 0.0
     failures, wrongs = [], []
     right: dict[int, bool] = {}  # id(case) → exact
+    repaired = repaired_wrong = 0
     for c in cases:
         t0 = time.perf_counter()
         try:
@@ -202,6 +207,17 @@ def run_expander(cases: list[dict], chooser) -> dict:
         right[id(c)] = res == c["answer"]
         if res is None:
             failed += 1
+            # the repair round (lsp_server.planning.repair_failures): the planner is told why and
+            # asked for more unchanged lines around each change; simulated by sketching the same
+            # change again with REPAIR_CONTEXT lines of context (the frontier model's compliance is
+            # assumed here, not measured)
+            again = sketch_of(c["original"], c["answer"], "repair", 0)
+            try:
+                fixed = expand(c["original"], again, c["path"], chooser=chooser).text
+                repaired += fixed == c["answer"]
+                repaired_wrong += fixed != c["answer"]
+            except ApplyError:
+                pass
         elif res == c["answer"]:
             exact += 1
             chars += len(res)
@@ -219,6 +235,7 @@ def run_expander(cases: list[dict], chooser) -> dict:
     ruled = [c for c in cases if c["style"] != "bare"]  # bare sketches break the planner's sketch rules
     return {"exact": round(exact / n, 4), "exact_by_style": by_style,
             "exact_following_sketch_rules": rate(ruled), "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
+            "after_repair_round": {"exact": round((exact + repaired) / n, 4), "silent_wrong": wrong + repaired_wrong},
             "latency_ms_p50": round(lat[n // 2], 2), "latency_ms_p95": round(lat[int(n * 0.95)], 2),
             "output_chars_per_s": round(chars / secs) if secs else None,
             "failure_examples": failures[:12], "wrong_examples": wrongs[:10]}
