@@ -182,10 +182,10 @@ class _Repeated(ApplyError):
 class _ContextCopy(ApplyError):
     """The sketch's line `line` was written anew next to a marker that keeps the same line."""
 
-    def __init__(self, message: str, line: int, covered: tuple[int, int]) -> None:
+    def __init__(self, message: str, copies: dict[int, tuple[int, int]]) -> None:
         super().__init__(message)
-        # the sketch's line; the original line after the last anchor before it, and the marker's copy
-        self.line, self.covered = line, covered
+        # each such sketch line → the original line after the last anchor before it, and the marker's copy
+        self.copies = copies
 
 
 class _Expander:
@@ -284,32 +284,22 @@ class _Expander:
     def context_matched(self, first: _ContextCopy) -> Expansion:
         """A line written anew next to a marker that keeps the same line: the sketch showed it as
         context and the marker stands for the lines after it (platformdirs' `@property` after a
-        rewritten body, which the marker would otherwise have kept). Aligned again with such
-        lines pinned, as long as each retry fails the same way on another line; only a result
-        that passes every check, keeps every match of the first alignment and matches each pinned
-        line to the marker's copy, or to the line right after the anchor before it, is taken (pinning that moves
-        other lines is another reading, not a repair: pytest's `@final`)."""
-        pinned, failure, before = frozenset(), first, set(self.matched)
-        wanted: dict[int, tuple[int, int]] = {}
-        for _ in range(MOVES):
-            pinned |= {failure.line}
-            wanted[failure.line] = failure.covered
-            self.confidence, self.notes = 1.0, []
-            try:
-                result = self.attempt(pinned=pinned)
-            except _ContextCopy as again:
-                if again.line in pinned:
-                    break
-                failure = again
-                continue
-            except ApplyError:
-                break
-            at = dict(self.matched)
-            # the first matches all kept; each pinned line is the marker's copy or follows the anchor
-            # (matched in between, the lines the marker kept before it were another reading:
-            # more-itertools' `yield tuple(window)`)
-            if not before <= self.matched or not all(at.get(s) in ends for s, ends in wanted.items()):
-                break
+        rewritten body, which the marker would otherwise have kept). Aligned again with all such
+        lines pinned; only a result that passes every check, keeps every match of the first
+        alignment and matches each pinned line to the marker's copy, or to the line right after
+        the anchor before it, is taken (pinning that moves other lines is another reading, not a
+        repair: pytest's `@final`)."""
+        before = set(self.matched)
+        self.confidence, self.notes = 1.0, []
+        try:
+            result = self.attempt(pinned=frozenset(first.copies))
+        except ApplyError:
+            raise first from None
+        at = dict(self.matched)
+        # the first matches all kept; each pinned line is the marker's copy or follows the anchor
+        # (matched in between, the lines the marker kept before it were another reading:
+        # more-itertools' `yield tuple(window)`)
+        if before <= self.matched and all(at.get(s) in ends for s, ends in first.copies.items()):
             result.confidence = round(result.confidence * 0.9, 3)
             result.notes.append("aligned on the second try (context next to a marker matched)")
             return result
@@ -731,6 +721,8 @@ class _Expander:
         stayed under the new one). Two readings; refused, not guessed. A line that edits the line
         it replaces (edits) is no copy: pytest's overloads share `def deprecated_call(`."""
         owners: list[int | None] | None = None
+        copies: dict[int, tuple[int, int]] = {}
+        message = ""
         for k, op in enumerate(ops):
             key = lines[k].strip()
             if op.kind != "new" or op.s in edits or not key or TRIVIAL.match(key) or key not in self.counts:
@@ -746,11 +738,14 @@ class _Expander:
                 while 0 <= x < len(ops) and ops[x].kind == "cover" and (
                         (not lines[x].strip() or len(indent_of(lines[x])) > owner) if owner is not None
                         else abs(x - start) < NEAR_CONTEXT):
-                    if lines[x].strip() == key and indent_of(lines[x]) == depth:
-                        raise _ContextCopy(f"the sketch writes {key[:50]!r} (its line {op.s + 1}) anew next to a marker "
-                                           f"that keeps the same line (original line {ops[x].o + 1}): which lines "
-                                           "does the marker stand for?", op.s, self.since_anchor(ops, k, x))
+                    if lines[x].strip() == key and indent_of(lines[x]) == depth and op.s not in copies:
+                        message = message or (f"the sketch writes {key[:50]!r} (its line {op.s + 1}) anew next to a "
+                                              f"marker that keeps the same line (original line {ops[x].o + 1}): which "
+                                              "lines does the marker stand for?")
+                        copies[op.s] = self.since_anchor(ops, k, x)
                     x += step
+        if copies:
+            raise _ContextCopy(message, copies)
 
     @staticmethod
     def since_anchor(ops: list[Op], k: int, x: int) -> tuple[int, int]:
