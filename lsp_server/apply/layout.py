@@ -45,7 +45,7 @@ def whole_blank_runs(ops: list[Op], original: Sequence[str], sketch: Sequence[st
     out = list(ops)
     k = 1
     while k < len(out):
-        if blank_match(out[k]) and out[k - 1].o == out[k].o - 1 and original[out[k - 1].o].strip():
+        if blank_match(out[k]) and out[k - 1].o >= 0 and out[k - 1].o == out[k].o - 1 and original[out[k - 1].o].strip():
             e = k + 1  # out[k:e]: the sketch's blank lines matched to the run's start, after a kept line
             while e < len(out) and blank_match(out[e]) and out[e].o == out[e - 1].o + 1:
                 e += 1
