@@ -141,7 +141,10 @@ class PlanChange:
         changes = await self.refresh_stale(changes, root, chooser, sketches)
         if isinstance(changes, str):
             return {**base, "applied": False, "error": changes}
-        return {**base, **(await self.apply(changes))}
+        applied = await self.apply(changes)
+        if applied.get("applied") and repaired:
+            applied["message"] += f"; the planner rewrote the sketch of {', '.join(repaired)} that Tandem could not place at first"
+        return {**base, **applied}
 
     async def repair(self, result: PlanResult, sketches: list, outcomes: list, cfg: PlannerConfig, root,
                      chooser) -> list[str]:

@@ -144,6 +144,7 @@ async def test_a_sketch_the_expander_cannot_place_goes_back_to_the_planner(plan_
     result = await run_plan(plan_client)
     assert result["applied"] is True, result
     assert result["repaired"] == ["app.py"] and result["failed"] == []
+    assert "the planner rewrote the sketch of app.py" in result["message"]
     assert apply_text(APP_TEXT, plan_client.applied[0].edit.document_changes[0].edits[0]) == EXPECTED
     ask, again = API.requests[first]["body"], API.requests[first + 1]["body"]
     assert again["messages"][:1] == ask["messages"] and again["system"] == ask["system"]  # the cached prefix
