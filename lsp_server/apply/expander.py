@@ -47,6 +47,7 @@ SHORT_BODY = 3  # a rewritten block body this many times shorter than the old on
 FENCE = re.compile(r"^\s*```")
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
 FUTURE = re.compile(r"^from\s+__future__\s+import\s")
+ANY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # at any depth
 FUNCTION_OPENER = re.compile(r"^(?:async\s+)?def\s")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
@@ -401,6 +402,7 @@ class _Expander:
                 return self.finish([self.ind.convert(x) if x.strip() else x for x in self.s])
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         result = self.finish(lines, kept, repeat_ok)
+        self.check_deleted_definitions(ops, lines)  # after the checks that lead to second opinions
         self.check_unique_anchors(ops)  # last: a second opinion may still give a result that passes
         return result
 
@@ -526,6 +528,42 @@ class _Expander:
             if all(self.o[out[x + j].o].strip() == run[j] for j in range(len(run))):
                 return x
         return None
+
+    def check_deleted_definitions(self, ops: list[Op], lines: list[str]) -> None:
+        """A definition the alignment deletes (its line dropped, no marker for it) that the
+        sketch's own code still calls, while nothing else defines the name: the sketch did not delete it,
+        the alignment went astray (pytest's `check_interactive_exception`, dropped so that lines
+        the sketch moved out of another function could match there)."""
+        names = {}
+        for op in ops:
+            if op.kind == "drop" and (m := ANY_DEFINITION.match(self.o[op.o])) and not m.group(1).startswith("__"):
+                names.setdefault(m.group(1), op.o)
+        if not names:
+            return
+        kept = {m.group(1) for x in lines if (m := ANY_DEFINITION.match(x))}  # defined in the result
+        code = [STRING.sub('""', x).split("#")[0] for x, is_marker in zip(self.s, self.marker) if not is_marker]
+        for name, line in names.items():
+            if name in kept:
+                continue
+            # defined again by the sketch (a def, an assignment, an import) or only named: no sign
+            bound = re.compile(rf"^\s*(?:(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b|{re.escape(name)}\s*[:=]|.*\bimport\b.*\b{re.escape(name)}\b"
+                               rf"|{re.escape(name)}\s*(?:as\s+\w+\s*)?,?\s*$)")  # (an item of a multi-line import)
+            if any(bound.match(x) for x in code):
+                continue
+            call = re.compile(rf"(?<![\w.]){re.escape(name)}\s*\(")
+            if any(call.search(x) for x in code):
+                # the lines matched after it, up to the next marker, pulled the alignment past it:
+                # written anew (moved code), the alignment may keep it
+                k = next(k for k, op in enumerate(ops) if op.kind == "drop" and op.o == line)
+                after = set()
+                for op in ops[k + 1:]:
+                    if op.kind == "cover":
+                        break
+                    if op.kind == "match" and self.o[op.o].strip():
+                        after.add(op.s)
+                raise _Moved(f"the sketch uses {name!r} but its alignment would delete that definition (original "
+                             f"line {line + 1}), which the sketch does not show: cannot tell where its lines go",
+                             frozenset(after))
 
     def check_markers(self, ops: list[Op]) -> None:
         """A marker amid new lines that stands for no original line: the code it means is
