@@ -925,15 +925,16 @@ class _Expander:
         given the alignment's matched sketch lines, none it matched: a new method whose
         `if not self._closed:` the file has elsewhere is placed like any new block)."""
         keys = self.counts
-        # an edited definition line (`def greet(name):` → `def greet(name, x):`) anchors its run
-        defs = {signature(x.strip()) for x in self.o if DEFINITION.match(x.strip())}
+        # an edited definition line (`def greet(name):` → `def greet(name, x):`) anchors its run,
+        # when the file defines that name once (a new class's `def __init__(` edits none of many)
+        defs = Counter(signature(x.strip()) for x in self.o if DEFINITION.match(x.strip()))
         marks = [i for i, m in enumerate(self.marker) if m]
         runs = []
         for m1, m2 in zip(marks, marks[1:]):
             body = [i for i in range(m1 + 1, m2) if self.s[i].strip()]
             anchored = any((self.s[i].strip() in keys and not TRIVIAL.match(self.s[i].strip())
                             and (matched is None or i in matched))
-                           or (DEFINITION.match(self.s[i].strip()) and signature(self.s[i].strip()) in defs)
+                           or (DEFINITION.match(self.s[i].strip()) and defs[signature(self.s[i].strip())] == 1)
                            for i in body)
             if body and not anchored:
                 runs.append((m1 + 1, m2 - 1))
