@@ -886,6 +886,14 @@ class _Expander:
                 sorted_at = next((x for x, o in enumerate(region) if o == start), None)
                 if sorted_at is None and start == region[-1] + 1:
                     sorted_at = len(region)
+            if sorted_at is None and len(points) > 1 and self.python \
+                    and imports.import_key(self.ind.convert(self.s[core[0]])) is not None \
+                    and not FUTURE.match(self.s[core[0]].strip()):
+                end = imports.section_end(self.o)  # a file whose imports follow no order we know
+                appended = region.index(end) if end in region else len(region) if end == region[-1] + 1 else None
+                if appended is not None:
+                    self.penalise(0.9, "new imports appended to the file's import section (no order we know)")
+                    points = [appended]
             if sorted_at is not None:
                 chosen = sorted_at
                 self.penalise(0.95, "new imports placed where the file's import order puts them")

@@ -92,6 +92,15 @@ def _places(lines: Sequence[str], new_line: str) -> list[int] | None:
     return places
 
 
+def section_end(lines: Sequence[str]) -> int | None:
+    """Index of the line after the last import of the file's import section (its import blocks
+    before the first definition), or None without one: where new imports go in a file whose
+    imports follow no order we know (appended, as people do)."""
+    first_def = next((i for i, x in enumerate(lines) if _DEFINITION.match(x)), len(lines))
+    blocks = [b for b in _blocks(lines) if b[0][0] < first_def]
+    return blocks[-1][-1][1] if blocks else None
+
+
 def sorted_place(lines: Sequence[str], new_line: str) -> int | None:
     """Index into lines before which `new_line` (an import) goes, or None: not an import, no
     block of its section, more than one, or the file's blocks follow no order we know."""
