@@ -531,9 +531,9 @@ class _Expander:
 
     def check_deleted_definitions(self, ops: list[Op], lines: list[str]) -> None:
         """A definition the alignment deletes (its line dropped, no marker for it) that the
-        sketch's own code still calls, while nothing else defines the name: the sketch did not delete it,
-        the alignment went astray (pytest's `check_interactive_exception`, dropped so that lines
-        the sketch moved out of another function could match there)."""
+        sketch's own code still calls, while nothing else defines the name: the sketch did not
+        delete it, the alignment went astray (pytest's `check_interactive_exception`, dropped so
+        that lines the sketch moved out of another function could match there)."""
         names = {}
         for op in ops:
             if op.kind == "drop" and (m := ANY_DEFINITION.match(self.o[op.o])) and not m.group(1).startswith("__"):
@@ -541,17 +541,23 @@ class _Expander:
         if not names:
             return
         kept = {m.group(1) for x in lines if (m := ANY_DEFINITION.match(x))}  # defined in the result
+        names = {name: line for name, line in names.items() if name not in kept}
+        if not names:
+            return
         code = [STRING.sub('""', x).split("#")[0] for x, is_marker in zip(self.s, self.marker) if not is_marker]
+        joined = "\n".join(code)
         for name, line in names.items():
-            if name in kept:
+            if name not in joined:  # (most: the sketch never names it)
                 continue
+            code_naming = [x for x in code if name in x]
             # defined again by the sketch (a def, an assignment, an import) or only named: no sign
-            bound = re.compile(rf"^\s*(?:(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b|{re.escape(name)}\s*[:=]|.*\bimport\b.*\b{re.escape(name)}\b"
-                               rf"|{re.escape(name)}\s*(?:as\s+\w+\s*)?,?\s*$)")  # (an item of a multi-line import)
-            if any(bound.match(x) for x in code):
+            n = re.escape(name)
+            bound = re.compile(rf"^\s*(?:(?:async\s+)?(?:def|class)\s+{n}\b|{n}\s*[:=]|.*\bimport\b.*\b{n}\b"
+                               rf"|{n}\s*(?:as\s+\w+\s*)?,?\s*$)")  # (the last: an item of a multi-line import)
+            if any(bound.match(x) for x in code_naming):
                 continue
-            call = re.compile(rf"(?<![\w.]){re.escape(name)}\s*\(")
-            if any(call.search(x) for x in code):
+            call = re.compile(rf"(?<![\w.]){n}\s*\(")
+            if any(call.search(x) for x in code_naming):
                 # the lines matched after it, up to the next marker, pulled the alignment past it:
                 # written anew (moved code), the alignment may keep it
                 k = next(k for k, op in enumerate(ops) if op.kind == "drop" and op.o == line)
