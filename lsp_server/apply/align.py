@@ -110,15 +110,23 @@ def prepare(o: list[str]) -> Original:
     o_indent = np.array([len(x) - len(x.lstrip()) for x in o], dtype=np.int64)
     del_cost = np.concatenate([[0], np.cumsum(np.where(o_blank, 1, DEL))]).astype(np.int64)
     joined = "\n" + "".join(k + "\n" for k in o_keys if k)
-    order = np.argsort(o_ids, kind="stable")  # positions grouped by id, in file order
-    cuts = np.flatnonzero(np.diff(o_ids[order])) + 1
-    at_id = {int(o_ids[g[0]]): g for g in np.split(order, cuts)} if len(order) else {}
-    order = np.argsort(o_sig, kind="stable")
-    cuts = np.flatnonzero(np.diff(o_sig[order])) + 1
-    at_sig = {int(o_sig[g[0]]): g for g in np.split(order, cuts) if o_sig[g[0]] >= 0} if len(order) else {}
+    at_id, at_sig = _positions(o_ids), _positions(o_sig)
+    at_sig.pop(-1, None)  # (lines without a signature)
     sub_extra = 1 + o_once.astype(np.int64) * SUB_ONCE
     return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_once, sub_extra, at_id, at_sig,
                     o_indent, del_cost, joined)
+
+
+def _positions(keys: np.ndarray) -> dict[int, np.ndarray]:
+    """key → the positions that have it, in file order (slices of one stable sort: np.split
+    would build a Python list of every group first)."""
+    if not len(keys):
+        return {}
+    order = np.argsort(keys, kind="stable")
+    grouped = keys[order]
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(grouped)) + 1])
+    ends = np.concatenate([starts[1:], [len(order)]])
+    return {int(k): order[a:b] for k, a, b in zip(grouped[starts].tolist(), starts.tolist(), ends.tolist())}
 
 
 def _edges(s: list[str]) -> tuple[int, int]:
