@@ -404,6 +404,7 @@ class _Expander:
         result = self.finish(lines, kept, repeat_ok)
         self.check_deleted_definitions(ops, lines)  # after the checks that lead to second opinions
         self.check_unique_anchors(ops)  # last: a second opinion may still give a result that passes
+        self.check_repeated_unit(ops)
         return result
 
     def moved_imports(self, ops: list[Op]) -> list[Op]:
@@ -622,6 +623,35 @@ class _Expander:
             if lines and all(kind.get(j) == "new" for j in lines):
                 return True
         return False
+
+    def check_repeated_unit(self, ops: list[Op]) -> None:
+        """New lines replacing original lines, shown between two copies of the same two or more
+        lines the file has several times, the second copy right before a marker (pytest's `)` /
+        `add_option_ini(` around a new option): a new unit inserted before the next one (the
+        marker keeps that) or an edit of the next one? Refused. (One such line, `@property`,
+        is too common around edits to tell.)"""
+        for k, op in enumerate(ops):
+            if op.kind != "drop" or not self.o[op.o].strip() or (k > 0 and ops[k - 1].kind in ("drop", "new")):
+                continue
+            e = k  # ops[k:e]: a run of dropped and new lines
+            while e < len(ops) and ops[e].kind in ("drop", "new"):
+                e += 1
+            if not any(x.kind == "new" for x in ops[k:e]):
+                continue
+            after = []  # the matched lines after it, up to a marker
+            x = e
+            while x < len(ops) and ops[x].kind == "match":
+                after.append(ops[x])
+                x += 1
+            if not after or x >= len(ops) or ops[x].kind != "cover":
+                continue
+            keys = [self.o[a.o].strip() for a in after if self.o[a.o].strip()]
+            before = [self.o[b.o].strip() for b in ops[max(0, k - len(after)):k] if b.kind == "match"]
+            before = [b for b in before if b]
+            if len(keys) >= 2 and keys == before[-len(keys):] and all(self.counts[x] > 1 for x in keys):
+                raise ApplyError(f"the sketch's new lines before {keys[-1][:40]!r} (original line {after[-1].o + 1}) may "
+                                 f"replace original lines {ops[k].o + 1}-{max(x.o for x in ops[k:e] if x.kind == 'drop') + 1} "
+                                 "or be inserted before them: the lines around them are the same")
 
     def check_unique_anchors(self, ops: list[Op]) -> None:
         """Each stretch of the sketch between markers must be placed by what it shows: when its
