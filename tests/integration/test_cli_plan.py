@@ -61,3 +61,20 @@ def test_plan_dry_run_and_write(tmp_path):
         assert res.returncode == 2 and "Traceback" not in res.stderr
         assert res.stderr.strip().splitlines()[-1] == "tandem: error: the Anthropic API rejected the key (401): check ANTHROPIC_API_KEY"
         assert "nope" not in res.stderr
+
+
+def test_plan_sends_a_refused_sketch_back_once(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "m.py").write_text(PRICES)
+    unplaced = "# ... existing code ...\n    log(\"discount applied\")\n# ... existing code ...\n"  # which function?
+    with FakeAnthropic() as api:
+        api.script = [{"tool_input": {"edits": [{"path": "m.py", "sketch": unplaced}]}},
+                      {"tool_input": {"edits": [{"path": "m.py", "sketch": PRICE_SKETCH}]}}]
+        env = {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": api.api_key, "TANDEM_INDEX_HOME": str(tmp_path / "idx")}
+        res = run_cli("plan", str(root), "make the discount 20%", "--lexical-only", "--no-model", env=env)
+        assert res.returncode == 0, res.stderr
+        assert (root / "m.py").read_text() == PRICES.replace("0.9", "0.8")
+        assert "to rewrite 1 sketch(es) Tandem could not place: m.py" in res.stderr
+        reply = api.requests[-1]["body"]["messages"][-1]["content"][0]
+        assert reply["type"] == "tool_result" and reply["is_error"] is True and "m.py: " in reply["content"]
