@@ -142,7 +142,7 @@ def _solve(orig: Original, s: list[str], marker: list[bool], banned: frozenset[i
     covers any depth (else its indentation bounds it like any marker)."""
     n, m = orig.n, len(s)
     edges = _edges(s)
-    ids, o_ids, counts, sigs, o_sig = orig.ids, orig.o_ids, orig.counts, orig.sigs, orig.o_sig
+    ids, counts, sigs = orig.ids, orig.counts, orig.sigs
     o_blank, o_indent, del_cost = orig.o_blank, orig.o_indent, orig.del_cost
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
     rows[0] = 0 if free_edges else del_cost  # leading original lines may stay out of the sketch

@@ -11,7 +11,9 @@ line, what happens to it: kept under a marker, matched by a sketch line, dropped
 - kept lines come from the original (its whitespace, its line endings); new lines from the
   sketch, converted to the file's tabs/spaces and indentation offset;
 - the result must parse no worse than the original (tree-sitter error count).
-Failures raise ApplyError with a reason: a wrong merge is worse than none.
+Failures raise ApplyError with a reason: a wrong merge is worse than none. The checks that refuse
+a result the sketch does not determine are in `checks.py`, the placement of floating new code in
+`placement.py` (mixins of `_Expander`), the failures in `errors.py`.
 """
 from __future__ import annotations
 
@@ -25,7 +27,10 @@ from typing import Callable, Iterable, Sequence
 
 from lsp_server.apply import imports, layout, syntax
 from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, align, indent_of, prepare, signature
+from lsp_server.apply.checks import Checks
+from lsp_server.apply.errors import ApplyError, _ContextCopy, _Moved, _Repeated, _Unparsable
 from lsp_server.apply.markers import is_marker
+from lsp_server.apply.placement import Placement
 from lsp_server.protocol import detect_eol, normalise_eol
 
 log = logging.getLogger(__name__)
@@ -33,10 +38,6 @@ log = logging.getLogger(__name__)
 MIN_CONFIDENCE = 0.5
 OVERLAP = 10  # lines: how far a sketch's rewrite may reach into what a marker keeps...
 REACH = 80   # ...and for a line found at most twice in the file
-NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
-NEAR_CONTEXT = 30  # lines: outside a function, how far a marker's kept copy of a context line counts
-REACH_GAP = 20  # lines: how far apart two shown lines of a stretch may stand at another place
-NEAR_SHORT_COPY = 5  # lines: the same for a short once-only line
 MOVES = 3   # runs of moved lines a sketch may have before the expander gives up
 RETYPE = 4  # second opinion: re-typing a once-only line costs this many times its match reward
 MOVED_IMPORT = 10  # lines: how far apart a re-typed import and the copy a marker keeps count as one block
@@ -45,18 +46,10 @@ SIBLING = 0.75  # an import this alike to an import in a block's body is added t
 LIKE_BODY = 0.5  # a new block body line this alike to an old one reads as its rewrite
 SHORT_BODY = 3  # a rewritten block body this many times shorter than the old one, sharing no line, is ambiguous
 FENCE = re.compile(r"^\s*```")
-NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
-FUTURE = re.compile(r"^from\s+__future__\s+import\s")
-ANY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # at any depth
-FUNCTION_OPENER = re.compile(r"^(?:async\s+)?def\s")
 CLOSER = re.compile(r"^[\})\]]+[;,)]*$")
 
 # A tie-breaker gets the candidate full texts and returns the index of the likeliest, or None.
 Chooser = Callable[[Sequence[str]], "int | None"]
-
-
-class ApplyError(Exception):
-    """The sketch cannot be applied with confidence; str() is the reason."""
 
 
 @dataclass
@@ -118,32 +111,11 @@ class _Indenter:
         return line
 
 
-def _enclosing_functions(lines: Sequence[str]) -> list[int | None]:
-    """Per line, the indentation of the `def` whose body holds it (by indentation), or None at
-    module or class level (and for blank lines). One pass: the lines that open around each line
-    form a stack, innermost last."""
-    out: list[int | None] = []
-    stack: list[tuple[int, bool]] = []  # (indentation, is a def) of the lines enclosing the current one
-    for line in lines:
-        if not line.strip():
-            out.append(None)
-            continue
-        width = len(line) - len(line.lstrip())
-        while stack and stack[-1][0] >= width:
-            stack.pop()
-        out.append(next((w for w, is_def in reversed(stack) if is_def), None))
-        stack.append((width, bool(FUNCTION_OPENER.match(line.strip()))))
-    return out
-
-
-STRING = re.compile(r"""[rRbBuUfF]*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
-
-
 def _open_brackets(lines: Iterable[str]) -> int:
     """Brackets the lines open and do not close (one-line strings and comments aside)."""
     depth = 0
     for line in lines:
-        code = STRING.sub('""', line).split("#", 1)[0]
+        code = syntax.STRING.sub('""', line).split("#", 1)[0]
         depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
     return depth
 
@@ -160,36 +132,7 @@ def _clean(sketch: str) -> list[str]:
     return lines
 
 
-class _Moved(ApplyError):
-    """A marker amid new lines stands for nothing; run_after: the sketch lines matched next."""
-
-    def __init__(self, message: str, run_after: frozenset[int]) -> None:
-        super().__init__(message)
-        self.run_after = run_after
-
-
-class _Unparsable(ApplyError):
-    """The result parses worse than the original."""
-
-
-class _Repeated(ApplyError):
-    """The result repeats a once-only line; lines: that result."""
-
-    def __init__(self, message: str, lines: list[str]) -> None:
-        super().__init__(message)
-        self.lines = lines
-
-
-class _ContextCopy(ApplyError):
-    """The sketch's line `line` was written anew next to a marker that keeps the same line."""
-
-    def __init__(self, message: str, copies: dict[int, tuple[int, int]]) -> None:
-        super().__init__(message)
-        # each such sketch line → the original line after the last anchor before it, and the marker's copy
-        self.copies = copies
-
-
-class _Expander:
+class _Expander(Checks, Placement):
     def __init__(self, original: str, sketch: str, path: str, chooser: Chooser | None):
         self.path, self.chooser = path, chooser
         self.python = path.endswith((".py", ".pyi"))
@@ -203,7 +146,7 @@ class _Expander:
         self.counts = self.original.counts  # stripped original line → how often
         self.s = _clean(sketch)
         self.marker = [is_marker(x, self.counts) for x in self.s]
-        self.last_future = max((i for i, x in enumerate(self.o) if FUTURE.match(x)), default=-1)
+        self.last_future = max((i for i, x in enumerate(self.o) if imports.FUTURE.match(x)), default=-1)
         self.hoisted: list[tuple[int, str]] = []  # (original line it goes before, new import line)
         self.hoist_imports()
         self.ind = _Indenter(self.o, [x for x, m in zip(self.s, self.marker) if not m])
@@ -530,307 +473,6 @@ class _Expander:
                 return x
         return None
 
-    def check_deleted_definitions(self, ops: list[Op], lines: list[str]) -> None:
-        """A definition the alignment deletes (its line dropped, no marker for it) that the
-        sketch's own code still calls, while nothing else defines the name: the sketch did not
-        delete it, the alignment went astray (pytest's `check_interactive_exception`, dropped so
-        that lines the sketch moved out of another function could match there)."""
-        names = {}
-        for op in ops:
-            if op.kind == "drop" and (m := ANY_DEFINITION.match(self.o[op.o])) and not m.group(1).startswith("__"):
-                names.setdefault(m.group(1), op.o)
-        if not names:
-            return
-        kept = {m.group(1) for x in lines if (m := ANY_DEFINITION.match(x))}  # defined in the result
-        names = {name: line for name, line in names.items() if name not in kept}
-        if not names:
-            return
-        code = [STRING.sub('""', x).split("#")[0] for x, is_marker in zip(self.s, self.marker) if not is_marker]
-        joined = "\n".join(code)
-        for name, line in names.items():
-            if name not in joined:  # (most: the sketch never names it)
-                continue
-            code_naming = [x for x in code if name in x]
-            # defined again by the sketch (a def, an assignment, an import) or only named: no sign
-            n = re.escape(name)
-            bound = re.compile(rf"^\s*(?:(?:async\s+)?(?:def|class)\s+{n}\b|{n}\s*[:=]|.*\bimport\b.*\b{n}\b"
-                               rf"|{n}\s*(?:as\s+\w+\s*)?,?\s*$)")  # (the last: an item of a multi-line import)
-            if any(bound.match(x) for x in code_naming):
-                continue
-            call = re.compile(rf"(?<![\w.]){n}\s*\(")
-            if any(call.search(x) for x in code_naming):
-                # the lines matched after it, up to the next marker, pulled the alignment past it:
-                # written anew (moved code), the alignment may keep it
-                k = next(k for k, op in enumerate(ops) if op.kind == "drop" and op.o == line)
-                after = set()
-                for op in ops[k + 1:]:
-                    if op.kind == "cover":
-                        break
-                    if op.kind == "match" and self.o[op.o].strip():
-                        after.add(op.s)
-                raise _Moved(f"the sketch uses {name!r} but its alignment would delete that definition (original "
-                             f"line {line + 1}), which the sketch does not show: cannot tell where its lines go",
-                             frozenset(after))
-
-    def check_markers(self, ops: list[Op]) -> None:
-        """A marker amid new lines that stands for no original line: the code it means is
-        elsewhere (moved) or gone, and no monotonic alignment can honour it. Any other marker
-        inside the sketch must stand for some line too (one that opens or closes it may not:
-        "rest of the file" where nothing is left)."""
-        covered = {op.s for op in ops if op.kind == "cover" and self.o[op.o].strip()}  # blank lines say nothing
-        kind = {op.s: op.kind for op in ops if op.kind in ("match", "new")}
-        for i, is_marker in enumerate(self.marker):
-            if not is_marker or i in covered:
-                continue
-            before = next((j for j in range(i - 1, -1, -1) if self.s[j].strip()), None)
-            after = next((j for j in range(i + 1, len(self.s)) if self.s[j].strip()), None)
-            if before is not None and after is not None and kind.get(before) == "new" and kind.get(after) == "new":
-                # the first run of matched lines after the marker: where the moved code may have anchored
-                later = [j for j in range(after, len(self.s)) if not self.marker[j] and self.s[j].strip()]
-                start = next((k for k, j in enumerate(later) if kind.get(j) == "match"), None)
-                run: set[int] = set()
-                for j in later[start:] if start is not None else []:
-                    if kind.get(j) != "match":
-                        break
-                    run.add(j)
-                raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
-                             "(moved or removed code?)", frozenset(run))
-            if before is not None and after is not None and not self.placed_next_to(i, kind) and self.deletes(ops):
-                # between lines of the file, a marker standing for none of it while the alignment
-                # deletes lines the sketch never showed replaced: the two disagree (never so in an
-                # exact result of bench/apply.py --all-styles; in six wrong ones: a re-sorted
-                # import block, re-typed lines next to it). A marker where nothing was left out,
-                # with nothing deleted, is only a superfluous marker.
-                raise ApplyError(f"the marker on sketch line {i + 1} stands for no line of the file "
-                                 "while lines of the file are deleted: the sketch does not fit the file there")
-
-    def deletes(self, ops: list[Op]) -> bool:
-        """Does the alignment drop a non-blank line with no new line next to it (a deletion, not
-        a replacement)?"""
-        return any(op.kind == "drop" and self.o[op.o].strip()
-                   and not any(0 <= x < len(ops) and ops[x].kind == "new" for x in (k - 1, k + 1))
-                   for k, op in enumerate(ops))
-
-    def placed_next_to(self, i: int, kind: dict[int, str]) -> bool:
-        """Is the stretch of sketch lines on one side of marker i all new code (a block placed
-        where nothing lies between it and the file's next line: a helper right above its user)?"""
-        for step in (-1, 1):
-            j, lines = i + step, []
-            while 0 <= j < len(self.s) and not self.marker[j]:
-                if self.s[j].strip():
-                    lines.append(j)
-                j += step
-            if lines and all(kind.get(j) == "new" for j in lines):
-                return True
-        return False
-
-    def check_repeated_unit(self, ops: list[Op]) -> None:
-        """New lines replacing original lines, shown between two copies of the same two or more
-        lines the file has several times, the second copy right before a marker (pytest's `)` /
-        `add_option_ini(` around a new option): a new unit inserted before the next one (the
-        marker keeps that) or an edit of the next one? Refused. (One such line, `@property`,
-        is too common around edits to tell.)"""
-        for k, op in enumerate(ops):
-            if op.kind != "drop" or not self.o[op.o].strip() or (k > 0 and ops[k - 1].kind in ("drop", "new")):
-                continue
-            e = k  # ops[k:e]: a run of dropped and new lines
-            while e < len(ops) and ops[e].kind in ("drop", "new"):
-                e += 1
-            if not any(x.kind == "new" for x in ops[k:e]):
-                continue
-            after = []  # the matched lines after it, up to a marker
-            x = e
-            while x < len(ops) and ops[x].kind == "match":
-                after.append(ops[x])
-                x += 1
-            if not after or x >= len(ops) or ops[x].kind != "cover":
-                continue
-            keys = [self.o[a.o].strip() for a in after if self.o[a.o].strip()]
-            before = [self.o[b.o].strip() for b in ops[max(0, k - len(after)):k] if b.kind == "match"]
-            before = [b for b in before if b]
-            if len(keys) >= 2 and keys == before[-len(keys):] and all(self.counts[x] > 1 for x in keys):
-                raise ApplyError(f"the sketch's new lines before {keys[-1][:40]!r} (original line {after[-1].o + 1}) may "
-                                 f"replace original lines {ops[k].o + 1}-{max(x.o for x in ops[k:e] if x.kind == 'drop') + 1} "
-                                 "or be inserted before them: the lines around them are the same")
-
-    def check_unique_anchors(self, ops: list[Op]) -> None:
-        """Each stretch of the sketch between markers must be placed by what it shows: when its
-        matched lines are all lines the file has several times, and the original lines it stands on
-        (those it replaces included) stand the same at another place between the stretches around
-        it, the sketch fits both (cachetools' `def __init__(self, maxsize, getsizeof=None):` /
-        `Cache.__init__(...)`, in four classes)."""
-        if not any(self.marker):
-            return
-        run_of, run = [], 0
-        for i in range(len(self.s)):
-            run += self.marker[i]
-            run_of.append(run)
-        shown = [(op.s, op.o) for op in ops if op.kind == "match" and self.o[op.o].strip()
-                 and not TRIVIAL.match(self.o[op.o].strip())]
-        keys = [x.strip() for x in self.o]
-        for r in sorted({run_of[s] for s, _ in shown}):
-            mine = [(s, o) for s, o in shown if run_of[s] == r]
-            if any(self.counts[keys[o]] == 1 for _, o in mine):
-                continue
-            lo = max((o for s, o in shown if run_of[s] < r), default=-1)
-            hi = min((o for s, o in shown if run_of[s] > r), default=len(self.o))
-            # the whole stretch it stands on, lines it replaces included: those tell places apart
-            at = [k for k, op in enumerate(ops) if op.s >= 0 and op.kind in ("match", "new") and run_of[op.s] == r]
-            stretch = [op.o for op in ops[at[0]:at[-1] + 2] if op.kind in ("match", "drop")]
-            first, last = min(stretch), max(stretch)
-            fits = [p for p in range(lo + 1, hi) if keys[p] == keys[first] and p != first
-                    and last + p - first < hi and keys[p:p + last - first + 1] == keys[first:last + 1]]
-            if not fits:  # places where the shown lines fit but what they replace differs: the likeliest edit
-                fits = self.likelier_places(ops, at, stretch, lo, hi) or self.reshaped_places(ops, at, lo, hi)
-            if fits:
-                raise ApplyError(f"the lines the sketch shows around its change at sketch line {mine[0][0] + 1} "
-                                 f"fit original lines {first + 1} and {fits[0] + 1}: cannot tell which place it means")
-        self.check_unanchored_edits(ops, run_of, {run_of[s] for s, _ in shown})
-
-    def check_unanchored_edits(self, ops: list[Op], run_of: list[int], anchored: set[int]) -> None:
-        """A stretch between markers that matches no telling line but replaces original lines
-        (`return 9` between two markers, in a file with `return 1` and `return 2`): an edit of
-        lines like those at another place between the stretches around it fits as well. Refused."""
-        shown = [op for op in ops if op.kind == "match" and self.o[op.o].strip()]
-        k = 0
-        while k < len(ops):
-            if ops[k].kind != "new" or run_of[ops[k].s] in anchored:
-                k += 1
-                continue
-            a = b = k  # the run of new and dropped lines around this new line
-            while a > 0 and ops[a - 1].kind in ("new", "drop"):
-                a -= 1
-            while b + 1 < len(ops) and ops[b + 1].kind in ("new", "drop"):
-                b += 1
-            k = b + 1
-            replaced = [op.o for op in ops[a:b + 1] if op.kind == "drop" and self.o[op.o].strip()]
-            if not replaced:
-                continue  # an insertion: place_floating's
-            lo = max((op.o for op in shown if op.o < replaced[0]), default=-1)
-            hi = min((op.o for op in shown if op.o > replaced[-1]), default=len(self.o))
-            offsets = [o - replaced[0] for o in replaced]
-            sigs = [(signature(self.o[o].strip()), indent_of(self.o[o])) for o in replaced]
-            if any(sig is None for sig, _ in sigs):
-                continue
-            for p in range(lo + 1, hi - offsets[-1]):
-                if p != replaced[0] and all((signature(self.o[p + d].strip()), indent_of(self.o[p + d])) == sig
-                                            for d, sig in zip(offsets, sigs)):
-                    line = next(op.s for op in ops[a:b + 1] if op.kind == "new") + 1
-                    raise ApplyError(f"the sketch's new lines at sketch line {line} "
-                                     f"with no line of context could replace original line {replaced[0] + 1} or "
-                                     f"{p + 1}: cannot tell which it edits")
-
-    def likelier_places(self, ops: list[Op], at: list[int], stretch: list[int], lo: int, hi: int) -> list[int]:
-        """Other places where a stretch's matched lines stand the same, whose lines at the offsets
-        the stretch replaces are at least as like its new lines as the ones it replaced (two
-        `_deserialize` methods after `return value.compressed`: the new signature names the
-        second one's types). The alignment's costs tie there and it took the first."""
-        span = ops[at[0]:at[-1] + 2]
-        new = "\n".join(self.s[op.s].strip() for op in span if op.kind == "new" and self.s[op.s].strip())
-        if not new:
-            return []
-        first, keys = min(stretch), [x.strip() for x in self.o]
-        shown = [op.o - first for op in span if op.kind == "match"]
-        replaced = [op.o - first for op in span if op.kind == "drop"]
-        width = max(stretch) - first + 1
-
-        def likeness(p: int) -> float:
-            old = "\n".join(keys[p + d] for d in replaced if keys[p + d])
-            # a place where the new lines are already there would be no edit: no reading
-            return -1.0 if old == new else difflib.SequenceMatcher(None, new, old, autojunk=False).ratio()
-
-        mine = likeness(first)
-        return [p for p in range(lo + 1, hi - width + 1) if p != first
-                and all(keys[p + d] == keys[first + d] for d in shown) and likeness(p) >= max(mine, 0.0)]
-
-    def reshaped_places(self, ops: list[Op], at: list[int], lo: int, hi: int) -> list[int]:
-        """Like likelier_places, where the lines between the stretch's shown lines may be more or
-        fewer at the other place: pytest's two `fail(` … `pytrace=False,` calls, the new message
-        line replacing a three-line `.format(` call at one and a one-line f-string at the other.
-        Each shown line is found in order within REACH_GAP lines of the one before."""
-        span = ops[at[0]:at[-1] + 2]
-        new = "\n".join(self.s[op.s].strip() for op in span if op.kind == "new" and self.s[op.s].strip())
-        shown = [op.o for op in span if op.kind == "match" and self.o[op.o].strip()]
-        if not new or len(shown) < 2:
-            return []
-        keys = [x.strip() for x in self.o]
-        gaps = [any(op.kind == "drop" for op in span if a < op.o < b) for a, b in zip(shown, shown[1:])]
-        if not any(gaps):
-            return []  # an insertion between lines kept together: likelier_places' (same shape)
-
-        def replaced(places: list[int]) -> str | None:
-            out = []
-            for (a, b), dropped in zip(zip(places, places[1:]), gaps):
-                if not dropped and b != a + 1 + sum(not keys[x] for x in range(a + 1, b)):
-                    return None  # the stretch keeps these two lines together (blank lines aside)
-                out += [keys[x] for x in range(a + 1, b) if keys[x]] if dropped else []
-            return "\n".join(out)
-
-        def likeness(old: str | None) -> float:
-            if old is None or old == new:  # no such place, or one where the edit is already made
-                return -1.0
-            return difflib.SequenceMatcher(None, new, old, autojunk=False).ratio()
-
-        mine = likeness(replaced(shown))
-        out = []
-        for p in range(lo + 1, hi):
-            if p == shown[0] or keys[p] != keys[shown[0]]:
-                continue
-            places = [p]
-            for o in shown[1:]:
-                nxt = next((x for x in range(places[-1] + 1, min(hi, places[-1] + 1 + REACH_GAP)) if keys[x] == keys[o]), None)
-                if nxt is None:
-                    break
-                places.append(nxt)
-            apart = places[-1] < shown[0] or places[0] > shown[-1]  # not the chosen place widened
-            if len(places) == len(shown) and apart and likeness(replaced(places)) >= max(mine, 0.0):
-                out.append(p)
-        return out
-
-    def check_context_copies(self, ops: list[Op], lines: list[str], edits: set[int]) -> None:
-        """A line of the file the sketch writes anew right next to a marker, while that marker keeps
-        the same line, at the same depth, in the same function: the sketch showed it as the
-        marker's context, and the marker stands for the lines on the other side of it
-        (more-itertools' `yield tuple(window)`, which the file has three times: the old loop
-        stayed under the new one). Two readings; refused, not guessed. A line that edits the line
-        it replaces (edits) is no copy: pytest's overloads share `def deprecated_call(`."""
-        owners: list[int | None] | None = None
-        copies: dict[int, tuple[int, int]] = {}
-        message = ""
-        for k, op in enumerate(ops):
-            key = lines[k].strip()
-            if op.kind != "new" or op.s in edits or not key or TRIVIAL.match(key) or key not in self.counts:
-                continue
-            depth = indent_of(lines[k])
-            owners = owners or _enclosing_functions(lines)
-            owner = owners[k]  # None: module or class level, where only nearby lines count
-            for step in (1, -1):
-                x = k + step
-                while 0 <= x < len(ops) and ops[x].kind == "blank":
-                    x += step
-                start = x
-                while 0 <= x < len(ops) and ops[x].kind == "cover" and (
-                        (not lines[x].strip() or len(indent_of(lines[x])) > owner) if owner is not None
-                        else abs(x - start) < NEAR_CONTEXT):
-                    if lines[x].strip() == key and indent_of(lines[x]) == depth and op.s not in copies:
-                        message = message or (f"the sketch writes {key[:50]!r} (its line {op.s + 1}) anew next to a "
-                                              f"marker that keeps the same line (original line {ops[x].o + 1}): which "
-                                              "lines does the marker stand for?")
-                        copies[op.s] = self.since_anchor(ops, k, x)
-                    x += step
-        if copies:
-            raise _ContextCopy(message, copies)
-
-    @staticmethod
-    def since_anchor(ops: list[Op], k: int, x: int) -> tuple[int, int]:
-        """The original lines between the line matched last on the side of op k away from op x
-        (a marker's copy of k's line) and that copy, inclusive."""
-        if x > k:
-            lo = max((op.o for op in ops[:k] if op.kind == "match"), default=-1) + 1
-            return lo, ops[x].o
-        hi = min((op.o for op in ops[k + 1:] if op.kind == "match"), default=len(ops)) - 1
-        return ops[x].o, hi
-
     def whole_bodies(self, ops: list[Op]) -> list[Op]:
         """`def f():` matched, new body lines, then a marker no deeper than `def`: the marker
         stands for what follows the function, so the old body goes (up to tree-sitter's end)."""
@@ -880,225 +522,6 @@ class _Expander:
             self.penalise(0.97, "a rewritten block replaces the whole old block")
         return out
 
-    def place_floating(self, ops: list[Op]) -> list[Op]:
-        """New lines between two markers with no line of context (blank lines aside): the
-        programme's placement is one of several equally cheap ones, so check that only one
-        place fits, or let the tie-breaker choose, or refuse."""
-        matched = {op.s for op in ops if op.kind == "match"}
-        for a, b in self.floating_runs(matched):
-            in_run = set(range(a, b + 1))
-            positions = [k for k, op in enumerate(ops) if op.s in in_run and op.kind in ("new", "match")]
-            if not positions:
-                continue
-            lo, hi = positions[0], positions[-1] + 1
-            while lo > 0 and self.loose(ops[lo - 1], a - 1):
-                lo -= 1
-            while hi < len(ops) and self.loose(ops[hi], b + 1):
-                hi += 1
-            region = [op.o for op in ops[lo:hi] if op.o >= 0]
-            core = [i for i in range(a, b + 1) if self.s[i].strip()]
-            if not region or not core:
-                continue
-            dropped = {self.o[op.o].strip() for op in ops if op.kind == "drop"}
-            moved = [i for i in core if self.s[i].strip() in dropped and self.counts.get(self.s[i].strip()) == 1]
-            resorted = self.resorted_imports(ops, region, core, moved) if moved else None
-            if moved and resorted is None:  # a line of the file taken from its place, and nothing says where it goes
-                line = self.s[moved[0]].strip()
-                raise ApplyError(f"the sketch moves {line[:60]!r} (original line {self.line_of(line) + 1}) with no context "
-                                 "around its new place")
-            core_lines = list(range(core[0], core[-1] + 1))
-            lead = list(range(a, core[0]))                # the sketch's blank lines before the new block
-            trailing = list(range(core[-1] + 1, b + 1))   # and after it
-            points = self.insertion_points(region, self.s[core[0]])
-            # a marker between two new blocks stands for something; code goes after the imports
-            sensible = [p for p in points if not (p == 0 and lo > 0 and ops[lo - 1].kind == "new")
-                        and not (p == len(region) and hi < len(ops) and ops[hi].kind == "new")
-                        and (IMPORT.match(self.s[core[0]].strip()) or not self.amid_imports(region, p))
-                        and not self.before_future(region, p)]
-            points = sensible or points
-            sorted_at = resorted if resorted is not None else self.import_place(region, core)
-            if sorted_at is None and self.first_imports(core):
-                start = imports.code_start(self.o)  # no import yet: at the top of the code (PEP 8)
-                sorted_at = next((x for x, o in enumerate(region) if o == start), None)
-                if sorted_at is None and start == region[-1] + 1:
-                    sorted_at = len(region)
-            if sorted_at is None and len(points) > 1 and self.python \
-                    and imports.import_key(self.ind.convert(self.s[core[0]])) is not None \
-                    and not FUTURE.match(self.s[core[0]].strip()):
-                end = imports.section_end(self.o)  # a file whose imports follow no order we know
-                appended = region.index(end) if end in region else len(region) if end == region[-1] + 1 else None
-                if appended is not None:
-                    self.penalise(0.9, "new imports appended to the file's import section (no order we know)")
-                    points = [appended]
-            if sorted_at is not None:
-                chosen = sorted_at
-                self.penalise(0.95, "new imports placed where the file's import order puts them")
-            elif len(points) > 1:
-                pick = self.choose(ops, lo, hi, region, points, core_lines, lead, trailing)
-                chosen = points[pick]
-            else:
-                chosen = points[0] if points else len(region)
-            if lead and not trailing:  # the sketch separates the block from what is above it: the
-                while chosen > 0 and not self.o[region[chosen - 1]].strip():  # file's blank lines
-                    chosen -= 1  # then separate it from what follows (imports above the code)
-            ops[lo:hi] = self.placed(region, chosen, core_lines, lead, trailing)
-        return ops
-
-    def resorted_imports(self, ops: list[Op], region: list[int], core: list[int], moved: list[int]) -> int | None:
-        """Imports alone between two markers, each one the file has and the alignment dropped
-        from its place: the sketch re-sorted the import block (pytest's `import warnings`, from
-        among the `import` lines to after `from typing import Union`). The one place an order
-        the rest of the block still follows puts them, as an offset into region, else None."""
-        lines = [i for i in core if self.s[i].strip()]
-        if len(moved) != len(lines) or not self.python:
-            return None
-        gone = {op.o for op in ops if op.kind == "drop"}
-        places = set()
-        for i in lines:
-            line = self.s[i].strip()
-            places.add(imports.resorted_place(self.o, gone, line, self.line_of(line)))
-        if len(places) != 1 or None in places:
-            return None
-        at = places.pop()
-        if at in region:
-            return region.index(at)
-        return len(region) if at == region[-1] + 1 else None
-
-    def floating_runs(self, matched: set[int] | None = None) -> list[tuple[int, int]]:
-        """Sketch spans [a, b] strictly between two markers holding no line found in the file (or,
-        given the alignment's matched sketch lines, none it matched: a new method whose
-        `if not self._closed:` the file has elsewhere is placed like any new block)."""
-        keys = self.counts
-        # an edited definition line (`def greet(name):` → `def greet(name, x):`) anchors its run,
-        # when the file defines that name once (a new class's `def __init__(` edits none of many)
-        defs = Counter(signature(x.strip()) for x in self.o if DEFINITION.match(x.strip()))
-        marks = [i for i, m in enumerate(self.marker) if m]
-        runs = []
-        for m1, m2 in zip(marks, marks[1:]):
-            body = [i for i in range(m1 + 1, m2) if self.s[i].strip()]
-            anchored = any((self.s[i].strip() in keys and not TRIVIAL.match(self.s[i].strip())
-                            and (matched is None or i in matched))
-                           or (DEFINITION.match(self.s[i].strip()) and defs[signature(self.s[i].strip())] == 1)
-                           for i in body)
-            if body and not anchored:
-                runs.append((m1 + 1, m2 - 1))
-        return runs
-
-    def import_place(self, region: list[int], core: list[int]) -> int | None:
-        """New Python imports, every one bound for the same place in the file's sorted import
-        blocks: that place (an offset into region), else None."""
-        if not self.python:
-            return None
-        lines = [self.o[i] for i in region]
-        new = [self.ind.convert(self.s[i]) for i in core if self.s[i].strip()]
-        places = {imports.sorted_place(lines, line) for line in new}
-        return places.pop() if len(places) == 1 else None
-
-    def first_imports(self, core: list[int]) -> bool:
-        """New Python imports, and the file has no top-level import yet."""
-        return self.python and not imports.has_imports(self.o) \
-            and all(imports.import_key(self.ind.convert(self.s[i])) for i in core if self.s[i].strip())
-
-    def amid_imports(self, region: list[int], p: int) -> bool:
-        """Is offset p of region between two top-level import lines (blank lines aside)?"""
-        at = region[p] if p < len(region) else region[-1] + 1
-        before = next((self.o[i] for i in range(at - 1, -1, -1) if self.o[i].strip()), "")
-        after = next((self.o[i] for i in range(at, len(self.o)) if self.o[i].strip()), "")
-        return all(imports.import_key(x) is not None for x in (before, after))
-
-    def before_future(self, region: list[int], p: int) -> bool:
-        """Would offset p of region put code above a `from __future__` import (which must come first)?"""
-        at = region[p] if p < len(region) else region[-1] + 1
-        return at <= self.last_future
-
-    def loose(self, op: Op, marker: int) -> bool:
-        """Ops around a floating run that may move: lines its markers cover, blank lines."""
-        if op.kind == "cover":
-            return op.s == marker
-        if op.kind in ("match", "drop") and op.o >= 0:
-            return not self.o[op.o].strip()
-        return op.kind == "new" and not self.s[op.s].strip()
-
-    def placed(self, region: list[int], p: int, core: list[int], lead: list[int], trailing: list[int]) -> list[Op]:
-        """Original lines before p (the marker before the block covers them), the new block,
-        original lines from p (the marker after it); the sketch's blank lines around the block
-        only where the original has none at that place."""
-        first = (lead or core)[0] - 1
-        last = (trailing or core)[-1] + 1
-        before = [Op("cover", o, first) for o in region[:p]]
-        head = [Op("new", -1, i) for i in lead] if p > 0 and self.o[region[p - 1]].strip() else []
-        block = [Op("new", -1, i) for i in core]
-        after = region[p] if p < len(region) else region[-1] + 1
-        tail = [Op("new", -1, i) for i in trailing] if after < len(self.o) and self.o[after].strip() else []
-        return before + head + block + tail + [Op("cover", o, last) for o in region[p:]]
-
-    def insertion_points(self, region: list[int], first_line: str) -> list[int]:
-        """Offsets into region where a block at first_line's indentation can start: after a
-        blank line (or the region start) and before a line indented no deeper (or the end)."""
-        want = len(indent_of(self.ind.convert(first_line)))
-        o = self.o
-        points = []
-        after = region[-1] + 1  # the original line after the region (an anchor), if any
-        next_ind = next((len(indent_of(o[i])) for i in range(after, len(o)) if o[i].strip()), 0)
-        for p in range(len(region) + 1):
-            after_blank = p in (0, len(region)) or not o[region[p - 1]].strip()
-            if p == len(region):  # at the end: only if what follows is not deeper (inside a block)
-                fits = next_ind <= want
-            else:
-                fits = bool(o[region[p]].strip()) and len(indent_of(o[region[p]])) <= want
-            if after_blank and fits:
-                points.append(p)
-        return points
-
-    def choose(self, ops, lo, hi, region, points, core, lead, trailing) -> int:
-        preview = self.s[core[0]].strip()
-        places = ", ".join(str(region[p] + 1) if p < len(region) else "the end" for p in points[:6])
-        definition = NEW_DEFINITION.match(self.s[core[0]]) is not None
-        # each trial is a whole op list: built only for a rule or a chooser that will read them
-        trials = [ops[:lo] + self.placed(region, p, core, lead, trailing) + ops[hi:] for p in points] \
-            if definition or self.chooser is not None else []
-        user = self.above_first_user(trials, core) if definition else None
-        if user is not None:
-            self.penalise(0.9, "a new definition placed right above its first user")
-            return user
-        if self.chooser is None:
-            raise ApplyError(f"{len(points)} places fit the new lines starting {preview[:60]!r} "
-                             f"(before original lines {places}) and the sketch gives no context")
-        texts = ["\n".join(self.emit(trial)) for trial in trials]
-        pick = self.chooser(texts)
-        if pick is None:
-            raise ApplyError(f"the local model could not choose among {len(points)} places for {preview[:60]!r}")
-        self.penalise(0.8, f"placement chosen by the local model among {len(points)}")
-        return pick
-
-    def above_first_user(self, trials: list[list[Op]], core: list[int]) -> int | None:
-        """A new top-level `def`/`class` goes right above the first line that uses its name when
-        that line runs at import time (top level, a class body, a decorator): it must come after
-        the definition, and helpers sit right above their first caller. The trial with the fewest
-        lines between the block and that use. A use inside a function body runs later and says
-        nothing about the place (sqlparse's `class Over`, used in a method 60 lines below it)."""
-        head = self.s[core[0]]
-        m = NEW_DEFINITION.match(head)
-        if m is None:
-            return None
-        use = re.compile(rf"(?<![\w.]){re.escape(m.group(1))}\b")
-        block = set(core)
-        gaps = []
-        for trial in trials:
-            trial = [op for op in trial if op.kind != "drop"]  # one op per line of the text
-            at = next(k for k, op in enumerate(trial) if op.kind == "new" and op.s == core[-1])
-            lines = self.emit(trial)
-            k = next((k for k in range(at + 1, len(trial))
-                      if not (trial[k].kind == "new" and trial[k].s in block) and use.search(lines[k])), None)
-            gaps.append(None if k is None or _enclosing_functions(lines)[k] is not None else k - at)
-        known = [g for g in gaps if g is not None]
-        if not known:
-            return None
-        best = min(known)
-        return gaps.index(best) if gaps.count(best) == 1 else None
-
-    # -- output -----------------------------------------------------------------------------
-
     def emit(self, ops: list[Op]) -> list[str]:
         out: list[str] = []
         for op in ops:
@@ -1116,39 +539,6 @@ class _Expander:
             elif op.kind == "blank":
                 out.append("")
         return out
-
-    def duplicated(self, lines: list[str], ops: list[Op] | None) -> str | None:
-        """A line the file has once and the sketch writes once, twice and close together in the
-        result, where the copy the sketch wrote sits next to the marker that kept the other (or
-        we cannot tell: no ops): the sketch showed it as context and the merge went wrong. Far
-        apart, or kept by another marker, it is new code copied from elsewhere, which is fine."""
-        orig, sketch = self.counts, self.sketch_counts
-        marks = [i for i, m in enumerate(self.marker) if m]
-
-        def neighbour_markers(s_line: int) -> set[int]:
-            before = [m for m in marks if m < s_line]
-            after = [m for m in marks if m > s_line]
-            return {x for x in (before[-1] if before else None, after[0] if after else None) if x is not None}
-
-        seen: dict[str, int] = {}
-        for i, line in enumerate(lines):
-            key = line.strip()
-            if orig.get(key) != 1 or sketch.get(key, 0) != 1 or TRIVIAL.match(key):
-                continue
-            # at another depth it is another statement (`if x is None:` nested in a new branch)
-            first = seen.get(line.rstrip())
-            # a short line (`"has_fcntl",`) says little far away, but a few lines apart it is a copy
-            near = NEAR_COPY if len(key) > 12 else NEAR_SHORT_COPY
-            if first is not None and i - first <= near:
-                if ops is None:
-                    return key
-                pair = (ops[first], ops[i])
-                new = [op for op in pair if op.kind == "new"]
-                kept = [op for op in pair if op.kind == "cover"]
-                if not (new and kept) or kept[0].s in neighbour_markers(new[0].s):
-                    return key
-            seen[line.rstrip()] = i
-        return None
 
     @cached_property
     def errors_before(self) -> int | None:
@@ -1226,13 +616,6 @@ class _Expander:
         before, after = self.errors_before, syntax.error_count(self.path, text)
         if before is not None and after is not None and after > before:
             raise _Unparsable(f"the expanded file would not parse ({after} syntax errors, the original has {before})")
-
-    @staticmethod
-    def close_copies(lines: list[str], key: str) -> bool:
-        """Are two copies of key a few lines apart? Never a copy on purpose: a moved list item
-        (platformdirs' `"PlatformDirs",` moved up `__all__`), which no alignment can express."""
-        at = [k for k, x in enumerate(lines) if x.strip() == key]
-        return any(b - a <= NEAR_SHORT_COPY for a, b in zip(at, at[1:]))
 
     def finish(self, lines: list[str], ops: list[Op] | None = None, repeat_ok: list[str] | None = None) -> Expansion:
         """The last checks; repeat_ok: a result whose repeated line is intended."""

@@ -13,6 +13,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 
+FUTURE = re.compile(r"^from\s+__future__\s+import\s")
 _IMPORT = re.compile(r"^import\s+([\w.]+)")
 _FROM = re.compile(r"^from\s+(\.*[\w.]*)\s+import\s+\(?\s*([\w*]*)")
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))

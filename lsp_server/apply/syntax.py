@@ -3,7 +3,9 @@ and Python's own parser, which is stricter about indentation than tree-sitter's 
 from __future__ import annotations
 
 import ast
+import re
 import warnings
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -133,3 +135,26 @@ def string_lines(path: str, text: str) -> frozenset[int]:
         return frozenset()
     return frozenset(k for node in _captures(path, tree, "string")
                      for k in range(node.start_point[0] + 1, node.end_point[0] + 1))
+
+
+FUNCTION_OPENER = re.compile(r"^(?:async\s+)?def\s")
+# a one-line string literal (prefixes, either quote, escapes)
+STRING = re.compile(r"""[rRbBuUfF]*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
+def enclosing_functions(lines: Sequence[str]) -> list[int | None]:
+    """Per line, the indentation of the `def` whose body holds it (by indentation), or None at
+    module or class level (and for blank lines). One pass: the lines that open around each line
+    form a stack, innermost last."""
+    out: list[int | None] = []
+    stack: list[tuple[int, bool]] = []  # (indentation, is a def) of the lines enclosing the current one
+    for line in lines:
+        if not line.strip():
+            out.append(None)
+            continue
+        width = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= width:
+            stack.pop()
+        out.append(next((w for w, is_def in reversed(stack) if is_def), None))
+        stack.append((width, bool(FUNCTION_OPENER.match(line.strip()))))
+    return out
