@@ -169,6 +169,13 @@ def test_repair_rounds_only_for_sketch_faults(api, tmp_path):
     assert api.requests[1]["body"]["messages"][2]["content"][0]["is_error"] is True
     repaired, outcomes = run([bad], 0)  # plannerRepairRounds 0: the failure stands, nothing asked
     assert repaired == [] and isinstance(outcomes[0], Failure) and len(api.requests) == 1
+    # the repair request failing (the API down) leaves the first failure standing, with its reason
+    api.requests.clear()
+    api.script = [{"tool_input": {"edits": [bad]}}] + [{"status": 500, "retry_after": "0"}] * 3
+    result = plan(REQ, cfg(api))
+    outcomes = [expand(s) for s in result.sketches]
+    assert repair_failures(result, list(result.sketches), outcomes, cfg(api), expand, 1) == []
+    assert isinstance(outcomes[0], Failure) and "could replace original line" in outcomes[0].reason
     # a refused path fails the plan whatever comes back: no round trip
     repaired, outcomes = run([bad, {"path": "../x.py", "sketch": "x = 1\n"}], 1)
     assert repaired == [] and len(api.requests) == 1 and not outcomes[1].sketch_fault
