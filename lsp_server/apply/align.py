@@ -65,10 +65,14 @@ def indent_of(line: str) -> str:
 @lru_cache(maxsize=16384)  # a pure function of a line, asked again on every solve
 def signature(key: str) -> tuple[str, ...] | None:
     """Lines that start alike count as one line, edited: the first two tokens when the second is
-    a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike."""
+    a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike; a
+    condition on an attribute keeps the attribute (`if self.match_text`)."""
     if not key or TRIVIAL.match(key) or IMPORT.match(key):
         return None  # (an import line next to another is usually a new import, not an edited one)
-    toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:3]]
+    toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:4]]
+    if len(toks) == 4 and toks[1] in ("self", "cls") and toks[2] == "." and toks[0] in ("if", "elif", "while"):
+        return tuple(toks)  # `if self.match_text():` and `if self.match_percent():` test different things
+    toks = toks[:3]
     return tuple(toks[:2]) if len(toks) > 1 and (toks[1][0].isalpha() or toks[1][0] == "_") else tuple(toks)
 
 

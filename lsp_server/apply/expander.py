@@ -438,6 +438,8 @@ class _Expander(Checks, Placement):
                     self.penalise(0.95, "the sketch's lines overlap what a marker keeps: the overlap is replaced")
             elif out[k].kind == "cover" and out[k + 1].kind == "new":
                 first = self.s[out[k + 1].s].strip()
+                if TRIVIAL.match(first) and first not in ("}", ")", "]"):
+                    continue  # `continue` opening new lines says nothing of which one the marker keeps
                 x, hit = k, None
                 while x >= 0 and x >= k + 1 - reach(first) and out[x].kind == "cover":
                     if self.o[out[x].o].strip() == first:
