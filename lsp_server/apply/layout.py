@@ -1,6 +1,7 @@
 """Blank lines around what a sketch adds (pure): sketches rarely show them, files have a style.
 
-- A definition the sketch writes after the file's code (or the file's definition after code or
+- A definition the sketch writes after the file's code (or top-level code right after a body:
+  a module statement after a function; not a clause like `except`, nor text inside a string) (or the file's definition after code or
   blank lines the sketch wrote) gets at least the blank lines the file puts before definitions at
   that depth — PEP 8's two and one in a Python file without an example (then only where there is
   no blank line at all). Not between overload stubs, and not where the sketch shows both lines
@@ -24,6 +25,8 @@ from lsp_server.apply.align import Op, indent_of
 
 DEFINITION_START = re.compile(r"^\s*(?:@\w|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:])")  # a decorator opens its definition
 STUB = re.compile(r"^\s*(?:async\s+)?def\s.*:\s*\.\.\.\s*(?:#.*)?$")  # `def f(x) -> int: ...` (overloads stand together)
+# a closing bracket, or a clause of the statement before (`except ImportError:`): no new statement
+CLOSES = re.compile(r"^(?:[\])}]|(?:else|elif|except|finally|case)\b)")
 HEADER_ENDS = ('"""', "'''")  # a module docstring's closing line
 
 
@@ -129,6 +132,7 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str], path: 
     out: list[Op] = []
     text: list[str] = []
     convention: dict[int, tuple[int, bool]] = {}  # depth → blank_lines_before (a scan of the file each)
+    quoted = False  # inside a triple-quoted string (where a line at column 0 is text, not code)
     for op, line in zip(kept, lines):
         j = len(text) - 1  # the code before this line, past blank lines
         while j >= 0 and not text[j].strip():
@@ -139,10 +143,14 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str], path: 
         # ...but not both lines next to each other: then it says how they are spaced
         shown = j >= 0 and out[j].s >= 0 and op.s >= 0 and out[j].kind in ("new", "match") \
             and op.kind in ("new", "match") and sketch_gap(out[j].s, op.s)
-        if j >= 0 and written and not shown and DEFINITION_START.match(line):
+        # a definition, or top-level code right after a body (a module statement after a function)
+        after_body = line.strip() and not indent_of(line) and j >= 0 and indent_of(text[j]) and not quoted \
+            and not gap and path.endswith((".py", ".pyi")) and not CLOSES.match(line)
+        quoted ^= (line.count('"""') + line.count("'''")) % 2 == 1
+        if j >= 0 and written and not shown and (DEFINITION_START.match(line) or after_body):
             before, depth = text[j], len(indent_of(line))
             if len(indent_of(before)) >= depth and not before.lstrip().startswith(("@", "#")) \
-                    and not before.rstrip().endswith((":", "{", "(", ",")) and not STUB.match(before):
+                    and not before.rstrip().endswith((":", "{", "(", ",", "\\")) and not STUB.match(before):
                 if depth not in convention:
                     convention[depth] = blank_lines_before(original, depth, path)
                 want, example = convention[depth]
