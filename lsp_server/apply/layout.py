@@ -35,7 +35,8 @@ def whole_blank_runs(ops: list[Op], original: Sequence[str], sketch: Sequence[st
     of the run's rest (or the mirror: a cover of a run's start, new code, the sketch's blank
     lines matched to its rest before the next line kept): the cover takes the whole run and
     the sketch's blank lines are new. Else new code splits the file's separator in two and one
-    side loses it."""
+    side loses it. The mirror also where the cover ends with a top-level statement's closing
+    bracket (a new statement after a table) and the run follows it whole."""
     def blank_match(op: Op) -> bool:
         return op.kind == "match" and not original[op.o].strip()
 
@@ -44,6 +45,13 @@ def whole_blank_runs(ops: list[Op], original: Sequence[str], sketch: Sequence[st
 
     def new_code(a: int, b: int) -> bool:
         return a < b and all(op.kind == "new" for op in out[a:b]) and any(sketch[op.s].strip() for op in out[a:b])
+
+    def after_closer(k: int) -> bool:
+        """Does the new code at k start at the top level right after a covered `}` / `]` / `)`
+        that ends a top-level statement (h11's transition table)?"""
+        first = next((op for op in out[k:] if op.kind != "new" or sketch[op.s].strip()), None)
+        return first is not None and first.kind == "new" and not indent_of(sketch[first.s]) \
+            and bool(re.match(r"^[\])}]", original[out[k - 1].o]))
 
     out = list(ops)
     k = 1
@@ -60,7 +68,7 @@ def whole_blank_runs(ops: list[Op], original: Sequence[str], sketch: Sequence[st
                 out[k:c] = [Op("new", -1, op.s) for op in run] + out[e:c] + [Op("cover", op.o, out[c].s) for op in run]
                 k = c + 1
                 continue
-        if blank_cover(out[k - 1]) and out[k].kind == "new":
+        if out[k - 1].kind == "cover" and out[k].kind == "new" and (blank_cover(out[k - 1]) or after_closer(k)):
             c = k  # new code after a cover of the run's start, then the sketch's blank lines matched to its rest
             while c < len(out) and out[c].kind == "new":
                 c += 1

@@ -1,0 +1,22 @@
+from typing import Dict, Tuple, Type
+
+EVENT_TRIGGERED_TRANSITIONS = {
+    CLIENT: {
+        IDLE: {Request: SEND_BODY, ConnectionClosed: CLOSED},
+        DONE: {ConnectionClosed: CLOSED},
+    },
+    SERVER: {
+        IDLE: {ConnectionClosed: CLOSED},
+        ERROR: {},
+    },
+}
+
+StateTransitionType = Dict[
+    Tuple[Type[Sentinel], Type[Sentinel]], Dict[Type[Sentinel], Type[Sentinel]]
+]
+
+# NB: there are also some special-case state-triggered transitions hard-coded
+# into _fire_state_triggered_transitions below.
+STATE_TRIGGERED_TRANSITIONS: StateTransitionType = {
+    (DONE, DONE): {CLIENT: MIGHT_SWITCH_PROTOCOL},
+}
