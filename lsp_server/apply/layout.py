@@ -85,6 +85,32 @@ def whole_blank_runs(ops: list[Op], original: Sequence[str], sketch: Sequence[st
     return out
 
 
+EMPTY_COMMENTS = ("#", "#:", "//", "///", "--", "*")  # a comment block's paragraph break
+
+
+def comment_paragraphs(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) -> list[Op]:
+    """A cover ending in a comment line, new comment lines, then the sketch's empty comment line
+    (`#:`) matched to the one that follows the covered comment: a new paragraph of the comment
+    block goes after that paragraph break, with the sketch's own break after it (werkzeug's
+    `#: .. versionchanged::` before `#: .. versionadded::`), as whole_blank_runs does for blank
+    lines."""
+    out = list(ops)
+    for k in range(1, len(out) - 1):
+        if out[k - 1].kind != "cover" or out[k].kind != "new" or not original[out[k - 1].o].lstrip().startswith(("#", "//")):
+            continue
+        c = k
+        while c < len(out) and out[c].kind == "new" and sketch[out[c].s].strip().startswith(("#", "//")) \
+                and sketch[out[c].s].strip() not in EMPTY_COMMENTS:
+            c += 1
+        if c == k or c + 1 >= len(out) or out[c].kind != "match" or out[c].o != out[k - 1].o + 1:
+            continue
+        if original[out[c].o].strip() not in EMPTY_COMMENTS or out[c + 1].kind not in ("match", "cover") \
+                or out[c + 1].o != out[c].o + 1:
+            continue
+        out[k:c + 1] = [Op("cover", out[c].o, out[k - 1].s)] + out[k:c] + [Op("new", -1, out[c].s)]
+    return out
+
+
 def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str],
                  in_string: frozenset[int] = frozenset()) -> list[Op]:
     """Cover of a header (or of prose: lines inside a string, a docstring's paragraph), new
