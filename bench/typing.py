@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import importlib
 import json
-import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

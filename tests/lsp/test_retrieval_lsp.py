@@ -3,7 +3,6 @@ $/progress, incremental re-indexing on save, and completion prompts that see oth
 import asyncio
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 

@@ -1,6 +1,5 @@
 """The planner through the real `anthropic` client against the fake Messages API (real HTTP)."""
 import json
-import threading
 
 import pytest
 
