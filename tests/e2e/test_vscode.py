@@ -34,7 +34,7 @@ needs_editors = pytest.mark.skipif(
     reason="editors not installed: bash .ci/install-editors")
 
 
-def run_vscode(tmp_path, server_command, scenario="", server_env=None, content=None):
+def run_vscode(tmp_path, server_command, scenario="", server_env=None, content=None, settings=None):
     ARTIFACTS.mkdir(exist_ok=True)
     work = tmp_path / "project"
     work.mkdir()
@@ -55,6 +55,7 @@ def run_vscode(tmp_path, server_command, scenario="", server_env=None, content=N
         "editor.suggestOnTriggerCharacters": False,
         "editor.wordBasedSuggestions": "off",
         "editor.inlineSuggest.enabled": True,
+        **(settings or {}),
     }))
     base = [str(CODE_SERVER), "--user-data-dir", str(user), "--extensions-dir", str(exts)]
     subprocess.run(base + ["--install-extension", str(VSIX)], check=True, capture_output=True, timeout=300)
@@ -115,9 +116,11 @@ def test_plan_a_change_lands_as_one_edit(tmp_path):
     with FakeAnthropic() as api:
         api.default = {"tool_input": {"edits": [{"path": "fib.py", "sketch": sketch, "summary": "docstring"}]}}
         env = {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": api.api_key}
-        out, f = run_vscode(tmp_path, [sys.executable, "-m", "lsp_server", "serve"], scenario="plan", server_env=env)
+        out, f = run_vscode(tmp_path, [sys.executable, "-m", "lsp_server", "serve"], scenario="plan", server_env=env,
+                            settings={"tandem.plannerModel": "claude-e2e-model"})
         assert f.read_text() == 'def fib(n):\n    """The n-th Fibonacci number."""\n    if n < 2:\n        return n\n'
         assert "add a docstring to fib" in api.requests[-1]["body"]["messages"][0]["content"][0]["text"]
+        assert api.requests[-1]["body"]["model"] == "claude-e2e-model"  # the user's setting reached the server at start
         assert "changed 1 file" in out["notification"], out
 
 
