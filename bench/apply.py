@@ -14,7 +14,7 @@ merges (returned text != answer), latency p50/p95 per file and output characters
 with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
 the local model to rewrite the whole file from original + sketch.
 
-    python bench/apply.py [--baseline-files 4] [--no-model] [--all-styles] [--heldout | --fresh | --third | --fourth | --fifth]
+    python bench/apply.py [--baseline-files 4] [--no-model] [--all-styles] [--repeat N] [--heldout | --fresh | --third | --fourth | --fifth]
 
 Lines are the file's lines: a final newline starts no empty line (before 2026-11-30 it did, and
 difflib matched that empty line to a new blank line at the end, which the sketch then elided).
@@ -187,7 +187,9 @@ def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS, all_styles
     return cases[:limit]
 
 
-def run_expander(cases: list[dict], chooser) -> dict:
+def run_expander(cases: list[dict], chooser, repeat: int = 1) -> dict:
+    """repeat > 1: each file's latency is the best of that many expansions (this 2-core machine's
+    noise moves single-run p95 by ±10 ms between runs); outcomes come from the first."""
     from lsp_server.apply import ApplyError, expand
 
     # the language server expands in a warm process: parsers and grammars are loaded once, not
@@ -206,6 +208,13 @@ def run_expander(cases: list[dict], chooser) -> dict:
             res = None
             failures.append(f"{c['id']} ({c['style']}): {str(exc)[:120]}")
         dt = time.perf_counter() - t0
+        for _ in range(repeat - 1):
+            t1 = time.perf_counter()
+            try:
+                expand(c["original"], c["sketch"], c["path"], chooser=chooser)
+            except ApplyError:
+                pass
+            dt = min(dt, time.perf_counter() - t1)
         lat.append(dt * 1000)
         right[id(c)] = res == c["answer"]
         if res is None:
@@ -274,6 +283,7 @@ def main() -> None:
     ap.add_argument("--baseline-files", type=int, default=3)
     ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
     ap.add_argument("--all-styles", action="store_true", help="every file in every sketch style")
+    ap.add_argument("--repeat", type=int, default=1, help="latency: best of N expansions per file")
     held_out = ap.add_mutually_exclusive_group()  # release pairs the rules were not tuned on
     for name in SETS:
         if name != "tuned":
@@ -284,7 +294,7 @@ def main() -> None:
     cases = make_cases(args.files * (4 if args.all_styles else 1), pairs, args.all_styles)
     styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions", "bare")}
     result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in pairs], "files": len(cases),
-              "styles": styles, "without_tiebreaker": run_expander(cases, None)}
+              "styles": styles, "latency_best_of": args.repeat, "without_tiebreaker": run_expander(cases, None, args.repeat)}
     if not args.no_model:
         from lsp_server.apply.tiebreak import model_chooser
         from lsp_server.inference.engine import get_engine
