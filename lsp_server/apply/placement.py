@@ -6,7 +6,6 @@ refusal."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from lsp_server.apply import imports
 from lsp_server.apply.align import DEFINITION, IMPORT, TRIVIAL, Op, indent_of, signature
@@ -14,6 +13,15 @@ from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.syntax import enclosing_functions
 
 NEW_DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # top level: no indentation
+
+
+def _offset(region: list[int], line: int | None) -> int | None:
+    """Original line `line` as an offset into region (len(region): right after it), else None."""
+    if line is None:
+        return None
+    if line in region:
+        return region.index(line)
+    return len(region) if line == region[-1] + 1 else None
 
 
 class Placement:
@@ -57,15 +65,13 @@ class Placement:
             points = sensible or points
             sorted_at = resorted if resorted is not None else self.import_place(region, core)
             if sorted_at is None and self.first_imports(core):
-                start = imports.code_start(self.o)  # no import yet: at the top of the code (PEP 8)
-                sorted_at = next((x for x, o in enumerate(region) if o == start), None)
-                if sorted_at is None and start == region[-1] + 1:
-                    sorted_at = len(region)
+                # no import yet: at the top of the code (PEP 8)
+                sorted_at = _offset(region, imports.code_start(self.o))
             if sorted_at is None and len(points) > 1 and self.python \
                     and imports.import_key(self.ind.convert(self.s[core[0]])) is not None \
                     and not imports.FUTURE.match(self.s[core[0]].strip()):
-                end = imports.section_end(self.o)  # a file whose imports follow no order we know
-                appended = region.index(end) if end in region else len(region) if end == region[-1] + 1 else None
+                # a file whose imports follow no order we know
+                appended = _offset(region, imports.section_end(self.o))
                 if appended is not None:
                     self.penalise(0.9, "new imports appended to the file's import section (no order we know)")
                     points = [appended]
@@ -98,26 +104,22 @@ class Placement:
             places.add(imports.resorted_place(self.o, gone, line, self.line_of(line)))
         if len(places) != 1 or None in places:
             return None
-        at = places.pop()
-        if at in region:
-            return region.index(at)
-        return len(region) if at == region[-1] + 1 else None
+        return _offset(region, places.pop())
 
     def floating_runs(self, matched: set[int] | None = None) -> list[tuple[int, int]]:
         """Sketch spans [a, b] strictly between two markers holding no line found in the file (or,
         given the alignment's matched sketch lines, none it matched: a new method whose
         `if not self._closed:` the file has elsewhere is placed like any new block)."""
-        keys = self.counts
+        keys, sig_counts = self.counts, self.original.sig_counts
         # an edited definition line (`def greet(name):` → `def greet(name, x):`) anchors its run,
         # when the file defines that name once (a new class's `def __init__(` edits none of many)
-        defs = Counter(signature(x.strip()) for x in self.o if DEFINITION.match(x.strip()))
         marks = [i for i, m in enumerate(self.marker) if m]
         runs = []
         for m1, m2 in zip(marks, marks[1:]):
             body = [i for i in range(m1 + 1, m2) if self.s[i].strip()]
             anchored = any((self.s[i].strip() in keys and not TRIVIAL.match(self.s[i].strip())
                             and (matched is None or i in matched))
-                           or (DEFINITION.match(self.s[i].strip()) and defs[signature(self.s[i].strip())] == 1)
+                           or (DEFINITION.match(self.s[i].strip()) and sig_counts[signature(self.s[i].strip())] == 1)
                            for i in body)
             if body and not anchored:
                 runs.append((m1 + 1, m2 - 1))
@@ -235,5 +237,3 @@ class Placement:
             return None
         best = min(known)
         return gaps.index(best) if gaps.count(best) == 1 else None
-
-    # -- output -----------------------------------------------------------------------------
