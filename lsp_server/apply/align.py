@@ -81,6 +81,7 @@ class Original:
     """What the programme needs of the original, computed once per file (the programme is solved
     several times: after weak anchors are banned, and for the expander's second opinions)."""
     n: int
+    keys: list[str]              # the stripped lines
     ids: dict[str, int]          # stripped line → id ("" → 0)
     o_ids: np.ndarray
     counts: Counter              # stripped line → how often the file has it
@@ -88,8 +89,7 @@ class Original:
     sig_counts: Counter          # signature → how many original lines share it
     o_sig: np.ndarray
     o_blank: np.ndarray
-    o_once: np.ndarray           # telling lines the file has once (bool)
-    sub_extra: np.ndarray        # 1 + SUB_ONCE for those: replacing line j costs INS + this
+    sub_extra: np.ndarray        # 1, + SUB_ONCE for a telling line the file has once: replacing line j costs INS + this
     at_id: dict[int, np.ndarray]  # line id → where the file has it
     at_sig: dict[int, np.ndarray]  # signature id → where the file has a line of it
     o_indent: np.ndarray
@@ -117,7 +117,7 @@ def prepare(o: list[str]) -> Original:
     at_id, at_sig = _positions(o_ids), _positions(o_sig)
     at_sig.pop(-1, None)  # (lines without a signature)
     sub_extra = 1 + o_once.astype(np.int64) * SUB_ONCE
-    return Original(len(o), ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, o_once, sub_extra, at_id, at_sig,
+    return Original(len(o), o_keys, ids, o_ids, counts, sigs, sig_counts, o_sig, o_blank, sub_extra, at_id, at_sig,
                     o_indent, del_cost, joined)
 
 
@@ -249,7 +249,7 @@ def _trace(rows, kept, orig: Original, costs, s, marker, free_edges: bool) -> li
                 ops.append(Op("new", -1, i))
                 break
             if j > 0 and s[i].strip():
-                sub = sub_sim if sig_id >= 0 and o_sig[j - 1] == sig_id else ins + 1 + int(orig.o_once[j - 1]) * SUB_ONCE
+                sub = sub_sim if sig_id >= 0 and o_sig[j - 1] == sig_id else ins + int(orig.sub_extra[j - 1])
                 if prev[j - 1] + sub == target:
                     j -= 1
                     ops.append(Op("new", -1, i))

@@ -159,7 +159,7 @@ class Checks:
             run_of.append(run)
         shown = [(op.s, op.o) for op in ops if op.kind == "match" and self.o[op.o].strip()
                  and not TRIVIAL.match(self.o[op.o].strip())]
-        keys = [x.strip() for x in self.o]
+        keys = self.original.keys
         for r in sorted({run_of[s] for s, _ in shown}):
             mine = [(s, o) for s, o in shown if run_of[s] == r]
             if any(self.counts[keys[o]] == 1 for _, o in mine):
@@ -221,7 +221,7 @@ class Checks:
         new = "\n".join(self.s[op.s].strip() for op in span if op.kind == "new" and self.s[op.s].strip())
         if not new:
             return []
-        first, keys = min(stretch), [x.strip() for x in self.o]
+        first, keys = min(stretch), self.original.keys
         shown = [op.o - first for op in span if op.kind == "match"]
         replaced = [op.o - first for op in span if op.kind == "drop"]
         width = max(stretch) - first + 1
@@ -245,7 +245,7 @@ class Checks:
         shown = [op.o for op in span if op.kind == "match" and self.o[op.o].strip()]
         if not new or len(shown) < 2:
             return []
-        keys = [x.strip() for x in self.o]
+        keys = self.original.keys
         gaps = [any(op.kind == "drop" for op in span if a < op.o < b) for a, b in zip(shown, shown[1:])]
         if not any(gaps):
             return []  # an insertion between lines kept together: likelier_places' (same shape)
