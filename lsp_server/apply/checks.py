@@ -10,7 +10,7 @@ import re
 
 from lsp_server.apply.align import TRIVIAL, Op, indent_of, signature
 from lsp_server.apply.errors import ApplyError, _ContextCopy, _Moved
-from lsp_server.apply.syntax import STRING, enclosing_functions
+from lsp_server.apply.syntax import code_of, enclosing_functions
 
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
 NEAR_CONTEXT = 30  # lines: outside a function, how far a marker's kept copy of a context line counts
@@ -37,7 +37,7 @@ class Checks:
         names = {name: line for name, line in names.items() if name not in kept}
         if not names:
             return
-        code = [STRING.sub('""', x).split("#")[0] for x, is_marker in zip(self.s, self.marker) if not is_marker]
+        code = [code_of(x) for x, is_marker in zip(self.s, self.marker) if not is_marker]
         joined = "\n".join(code)
         for name, line in names.items():
             if name not in joined:  # (most: the sketch never names it)

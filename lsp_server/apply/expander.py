@@ -115,7 +115,7 @@ def _open_brackets(lines: Iterable[str]) -> int:
     """Brackets the lines open and do not close (one-line strings and comments aside)."""
     depth = 0
     for line in lines:
-        code = syntax.STRING.sub('""', line).split("#", 1)[0]
+        code = syntax.code_of(line)
         depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
     return depth
 

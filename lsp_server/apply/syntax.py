@@ -142,6 +142,11 @@ FUNCTION_OPENER = re.compile(r"^(?:async\s+)?def\s")
 STRING = re.compile(r"""[rRbBuUfF]*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
 
 
+def code_of(line: str) -> str:
+    """A line's code: one-line strings emptied, the comment cut off."""
+    return STRING.sub('""', line).split("#", 1)[0]
+
+
 def enclosing_functions(lines: Sequence[str]) -> list[int | None]:
     """Per line, the indentation of the `def` whose body holds it (by indentation), or None at
     module or class level (and for blank lines). One pass: the lines that open around each line
