@@ -334,7 +334,7 @@ class _Expander(Checks, Placement):
         ops = self.moved_imports(ops)
         self.check_markers(ops)
         ops = self.with_hoisted(ops)
-        ops = layout.whole_blank_runs(layout.comment_paragraphs(ops, self.o, self.s), self.o, self.s)
+        ops = layout.whole_blank_runs(ops, self.o, self.s)
         ops = layout.after_header(ops, self.o, self.s, self.in_string)
         kept = [op for op in ops if op.kind != "drop"]  # what makes the result
         kept, lines = layout.spaced(kept, self.emit(kept), self.o, self.path, self.s)

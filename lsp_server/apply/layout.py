@@ -1,9 +1,9 @@
 """Blank lines around what a sketch adds (pure): sketches rarely show them, files have a style.
 
-- A definition the sketch writes after the file's code (or top-level code right after a body:
-  a module statement after a function; not a clause like `except`, nor text inside a string) (or the file's definition after code or
-  blank lines the sketch wrote) gets at least the blank lines the file puts before definitions at
-  that depth — PEP 8's two and one in a Python file without an example (then only where there is
+- A definition the sketch writes after the file's code (or the file's definition after code or
+  blank lines the sketch wrote), and top-level code the sketch writes right after a body (a module
+  statement after a function; not a clause like `except`, nor text inside a string), gets at
+  least the blank lines the file puts before definitions at that depth — PEP 8's two and one in a Python file without an example (then only where there is
   no blank line at all). Not between overload stubs, and not where the sketch shows both lines
   itself: then its spacing stands (a method right after its class's docstring).
 - A run of the file's blank lines that a marker keeps part of, the sketch's blank lines taking
@@ -13,7 +13,7 @@
 - New code right after a header (comments, a module docstring's closing quotes) goes after the
   header's blank line; the sketch's blank line after the new code is then a new one. The same
   for a new paragraph of prose inside a string, which also ends with a blank line of its own when
-  the next paragraph follows.
+  the next paragraph follows, and for one of a comment block after its empty-comment break (`#:`).
 """
 from __future__ import annotations
 
@@ -88,49 +88,37 @@ def whole_blank_runs(ops: list[Op], original: Sequence[str], sketch: Sequence[st
 EMPTY_COMMENTS = ("#", "#:", "//", "///", "--", "*")  # a comment block's paragraph break
 
 
-def comment_paragraphs(ops: list[Op], original: Sequence[str], sketch: Sequence[str]) -> list[Op]:
-    """A cover ending in a comment line, new comment lines, then the sketch's empty comment line
-    (`#:`) matched to the one that follows the covered comment: a new paragraph of the comment
-    block goes after that paragraph break, with the sketch's own break after it (werkzeug's
-    `#: .. versionchanged::` before `#: .. versionadded::`), as whole_blank_runs does for blank
-    lines."""
-    out = list(ops)
-    for k in range(1, len(out) - 1):
-        if out[k - 1].kind != "cover" or out[k].kind != "new" or not original[out[k - 1].o].lstrip().startswith(("#", "//")):
-            continue
-        c = k
-        while c < len(out) and out[c].kind == "new" and sketch[out[c].s].strip().startswith(("#", "//")) \
-                and sketch[out[c].s].strip() not in EMPTY_COMMENTS:
-            c += 1
-        if c == k or c + 1 >= len(out) or out[c].kind != "match" or out[c].o != out[k - 1].o + 1:
-            continue
-        if original[out[c].o].strip() not in EMPTY_COMMENTS or out[c + 1].kind not in ("match", "cover") \
-                or out[c + 1].o != out[c].o + 1:
-            continue
-        out[k:c + 1] = [Op("cover", out[c].o, out[k - 1].s)] + out[k:c] + [Op("new", -1, out[c].s)]
-    return out
-
-
 def after_header(ops: list[Op], original: Sequence[str], sketch: Sequence[str],
                  in_string: frozenset[int] = frozenset()) -> list[Op]:
     """Cover of a header (or of prose: lines inside a string, a docstring's paragraph), new
     lines, then the file's blank line right after it matched to the sketch's blank after the new
     lines → the cover takes the blank, the sketch's blank is new: a new paragraph goes after the
-    blank line that ends the one before it. (In code, new lines right after covered code stay
-    with it: a line appended to a function's body.)"""
+    blank line that ends the one before it. The same in a comment block whose paragraphs an empty
+    comment separates (werkzeug's `#: .. versionchanged::` before `#: .. versionadded::`). (In
+    code, new lines right after covered code stay with it: a line appended to a function's body.)"""
     out = list(ops)
     for k in range(1, len(out) - 1):
         if out[k - 1].kind != "cover" or out[k].kind != "new" or not sketch[out[k].s].strip():
             continue
         last = original[out[k - 1].o].strip()
-        if not (last.startswith("#") or last in HEADER_ENDS or out[k - 1].o in in_string):
+        header = last.startswith("#") or last in HEADER_ENDS or out[k - 1].o in in_string
+        comment = last.startswith(("#", "//"))
+        if not (header or comment):
             continue
         m = k
         while m < len(out) and out[m].kind == "new" and sketch[out[m].s].strip():
             m += 1
-        if m < len(out) and out[m].kind == "match" and out[m].o == out[k - 1].o + 1 and not original[out[m].o].strip():
-            blank = out[m]
-            out[k:m + 1] = [Op("cover", blank.o, out[k - 1].s)] + out[k:m] + [Op("new", -1, blank.s)]
+        if m >= len(out) or out[m].kind != "match" or out[m].o != out[k - 1].o + 1:
+            continue
+        separator = original[out[m].o].strip()
+        if not separator and not header:
+            continue
+        if separator and not (comment and separator in EMPTY_COMMENTS and m + 1 < len(out)
+                              and all(sketch[op.s].strip().startswith(("#", "//")) and sketch[op.s].strip()
+                                      not in EMPTY_COMMENTS for op in out[k:m])
+                              and out[m + 1].kind in ("match", "cover") and out[m + 1].o == out[m].o + 1):
+            continue
+        out[k:m + 1] = [Op("cover", out[m].o, out[k - 1].s)] + out[k:m] + [Op("new", -1, out[m].s)]
     return _paragraph_ends(out, original, sketch, in_string)
 
 
@@ -167,6 +155,7 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str], path: 
     text: list[str] = []
     convention: dict[int, tuple[int, bool]] = {}  # depth → blank_lines_before (a scan of the file each)
     quoted = False  # inside a triple-quoted string (where a line at column 0 is text, not code)
+    python = path.endswith((".py", ".pyi"))
     for op, line in zip(kept, lines):
         j = len(text) - 1  # the code before this line, past blank lines
         while j >= 0 and not text[j].strip():
@@ -179,7 +168,7 @@ def spaced(kept: list[Op], lines: Sequence[str], original: Sequence[str], path: 
             and op.kind in ("new", "match") and sketch_gap(out[j].s, op.s)
         # a definition, or top-level code right after a body (a module statement after a function)
         after_body = line.strip() and not indent_of(line) and j >= 0 and indent_of(text[j]) and not quoted \
-            and not gap and path.endswith((".py", ".pyi")) and not CLOSES.match(line)
+            and not gap and python and not CLOSES.match(line)
         quoted ^= (line.count('"""') + line.count("'''")) % 2 == 1
         if j >= 0 and written and not shown and (DEFINITION_START.match(line) or after_body):
             before, depth = text[j], len(indent_of(line))
