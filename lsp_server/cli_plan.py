@@ -94,7 +94,7 @@ def cmd_plan(args) -> int:
     result = plan(gathered.request, cfg)
     outcomes = [expand_one(root, s, read_disk, chooser) for s in result.sketches]
     repair_failures(result, list(result.sketches), outcomes, cfg, lambda s: expand_one(root, s, read_disk, chooser),
-                    cfg.repair_rounds, lambda message: print(f"tandem: {message}", file=sys.stderr))
+                    lambda message: print(f"tandem: {message}", file=sys.stderr))
     refused = refusal(outcomes)
     if refused:
         for f in outcomes:

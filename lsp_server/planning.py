@@ -152,7 +152,7 @@ class PlanChange:
             self.loop.call_soon_threadsafe(self.report, message)
 
         expand = lambda sketch: expand_one(root, sketch, self.read, chooser)  # noqa: E731
-        return await asyncio.to_thread(repair_failures, result, sketches, outcomes, cfg, expand, cfg.repair_rounds, report)
+        return await asyncio.to_thread(repair_failures, result, sketches, outcomes, cfg, expand, report)
 
     async def refresh_stale(self, changes: list[FileChange], root, chooser, sketches):
         """A document edited while the plan was being made is expanded again against its new
@@ -210,14 +210,14 @@ class PlanChange:
 
 
 def repair_failures(result: PlanResult, sketches: list, outcomes: list, cfg: PlannerConfig, expand,
-                    rounds: int, report=lambda message: None) -> list[str]:
+                    report=lambda message: None) -> list[str]:
     """Sketches the expander could not place go back to the planner with its reasons, in the
-    same conversation, up to `rounds` times; each file's new sketch, expanded, replaces its
+    same conversation, up to `cfg.repair_rounds` times; each file's new sketch, expanded, replaces its
     failure (in place: sketches[k] made outcomes[k]). Not when a path was refused: that plan
     fails whatever comes back. A failed repair request leaves the first failures standing.
     Returns the paths whose rewritten sketch expanded."""
     repaired: list[str] = []
-    for _ in range(rounds):
+    for _ in range(cfg.repair_rounds):
         failed = [k for k, o in enumerate(outcomes) if isinstance(o, Failure)]
         if not failed or not all(outcomes[k].sketch_fault for k in failed):
             break

@@ -159,9 +159,7 @@ def plan(req: PlanRequest, cfg: PlannerConfig, on_sketch: Callable[[FileSketch],
          cancelled: Callable[[], bool] = lambda: False) -> PlanResult:
     """Ask the frontier model for sketches. `on_sketch` sees each file as soon as it is complete."""
     prompt = build_prompt(req, cfg.context_tokens)
-    result = _ask(cfg, prompt.system, prompt.messages, on_sketch, cancelled)
-    result.sent, result.dropped = prompt.sent, prompt.dropped
-    return result
+    return _ask(cfg, prompt.system, prompt.messages, prompt.sent, prompt.dropped, on_sketch, cancelled)
 
 
 def repair(previous: PlanResult, failures: list[tuple[str, str]], cfg: PlannerConfig,
@@ -171,12 +169,11 @@ def repair(previous: PlanResult, failures: list[tuple[str, str]], cfg: PlannerCo
     continuing the conversation of `previous`: nothing is sent that was not sent before except
     the reasons."""
     messages = previous.messages + [repair_turn(previous.tool_use_id, failures)]
-    result = _ask(cfg, previous.system, messages, on_sketch, cancelled)
-    result.sent, result.dropped = previous.sent, previous.dropped
-    return result
+    return _ask(cfg, previous.system, messages, previous.sent, previous.dropped, on_sketch, cancelled)
 
 
-def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], on_sketch, cancelled) -> PlanResult:
+def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], sent: list[str], dropped: list[str],
+         on_sketch, cancelled) -> PlanResult:
     """One streamed request; the result carries the conversation with the planner's answer."""
     import anthropic
 
@@ -218,6 +215,6 @@ def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], on_sketch
     answer = [{"type": "text", "text": b.text} if b.type == "text" else
               {"type": "tool_use", "id": b.id, "name": b.name, "input": b.input}
               for b in final.content if b.type in ("text", "tool_use")]
-    return PlanResult(sketches=sketches, sent=[], dropped=[], stop_reason=final.stop_reason, usage=usage,
+    return PlanResult(sketches=sketches, sent=sent, dropped=dropped, stop_reason=final.stop_reason, usage=usage,
                       system=system, messages=messages + [{"role": "assistant", "content": answer}],
                       tool_use_id=tool.id)

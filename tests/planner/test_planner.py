@@ -159,7 +159,7 @@ def test_repair_rounds_only_for_sketch_faults(api, tmp_path):
         api.script = [{"tool_input": {"edits": edits}}, {"tool_input": {"edits": [good]}}]
         result = plan(REQ, cfg(api))
         outcomes = [expand(s) for s in result.sketches]
-        repaired = repair_failures(result, list(result.sketches), outcomes, cfg(api), expand, rounds)
+        repaired = repair_failures(result, list(result.sketches), outcomes, cfg(api, repair_rounds=rounds), expand)
         return repaired, outcomes
 
     repaired, outcomes = run([bad], 1)
@@ -173,7 +173,7 @@ def test_repair_rounds_only_for_sketch_faults(api, tmp_path):
     api.script = [{"tool_input": {"edits": [bad]}}] + [{"status": 500, "retry_after": "0"}] * 3
     result = plan(REQ, cfg(api))
     outcomes = [expand(s) for s in result.sketches]
-    assert repair_failures(result, list(result.sketches), outcomes, cfg(api), expand, 1) == []
+    assert repair_failures(result, list(result.sketches), outcomes, cfg(api), expand) == []
     assert isinstance(outcomes[0], Failure) and "could replace original line" in outcomes[0].reason
     # a refused path fails the plan whatever comes back: no round trip
     repaired, outcomes = run([bad, {"path": "../x.py", "sketch": "x = 1\n"}], 1)
