@@ -115,15 +115,55 @@ def _lines(text: str) -> list[str]:
     return lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _slid(j1: int, j2: int, b: list[str], room: int) -> int:
+    """Where an inserted block b[j1:j2] reads as one piece of code. When the block ends with the
+    lines that come after it (a new copy of old code), it can slide down by up to `room` lines and
+    give the same file; difflib slides it as far up as it can, which splits the new copy in two and
+    leaves its tail to a marker — no writer sketches a new block so. Like git's indent heuristic:
+    the block should open at its own outermost indentation and be followed by a blank line or a
+    line no deeper than its opening. difflib's place stands unless it breaks that (where it does
+    not, which blank lines go with the block is a matter of taste the sketch cannot show anyway)."""
+    def badness(s: int) -> int:
+        block = [x for x in b[j1 + s:j2 + s] if x.strip()]
+        if not block:
+            return 0
+        opening = _indent(block[0])
+        after = b[j2 + s] if j2 + s < len(b) else ""
+        return (opening > min(map(_indent, block))) + (bool(after.strip()) and _indent(after) > opening)
+
+    shifts = [0]
+    while len(shifts) <= room and j2 + shifts[-1] < len(b) and b[j1 + shifts[-1]] == b[j2 + shifts[-1]]:
+        shifts.append(shifts[-1] + 1)
+    return min(shifts, key=lambda s: (badness(s), s))
+
+
+def changes(a: list[str], b: list[str]) -> list[tuple[int, int, bool]]:
+    """The new file's changed stretches (j1, j2, pure insertion?), insertions slid to read whole."""
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    out = []
+    for k, (tag, _i1, _i2, j1, j2) in enumerate(ops):
+        if tag == "insert":
+            nxt = ops[k + 1] if k + 1 < len(ops) else None
+            room = nxt[4] - nxt[3] if nxt and nxt[0] == "equal" else 0
+            s = _slid(j1, j2, b, room)
+            out.append((j1 + s, j2 + s, True))
+        elif tag != "equal":
+            out.append((j1, j2, False))
+    return out
+
+
 def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
     a, b = _lines(old), _lines(new)
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     keep = [False] * len(b)  # which lines of the new file the sketch shows
     context = {"hunks": 3, "tight": 1, "functions": 1, "bare": 2, "repair": REPAIR_CONTEXT}[style]
-    changed_new: list[tuple[int, int, bool]] = []
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag != "equal":
-            changed_new.append((j1, j2, tag == "insert"))
+    changed_new = changes(a, b)
+    telling = [bool(x.strip()) and not TRIVIAL.match(x.strip()) for x in b]
+    for j1, j2, _ in changed_new:
+        telling[j1:j2] = [False] * (j2 - j1)
     spans = _top_level_spans(new) if style == "functions" else []
     for j1, j2, inserted in changed_new:
         if style == "bare" and inserted and any(x.strip() for x in b[j1:j2]):  # new code, no context
@@ -131,11 +171,11 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
             continue
         lo, hi = j1, max(j2, j1 + 1)
         for _ in range(context):  # context counts telling lines (not blank, not a lone `)` or `"""`)
-            lo -= 1
-            while lo > 0 and (not b[lo].strip() or TRIVIAL.match(b[lo].strip())):
+            lo -= 1               # that the change left as they were: a neighbouring change's new
+            while lo > 0 and not telling[lo]:  # lines show no reader where this one is
                 lo -= 1
             hi += 1
-            while hi < len(b) and (not b[hi - 1].strip() or TRIVIAL.match(b[hi - 1].strip())):
+            while hi < len(b) and not telling[hi - 1]:
                 hi += 1
         lo, hi = max(0, lo), min(len(b), hi)
         for s, e in spans:  # innermost definition around the change, in full

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from lsp_server.apply.align import TRIVIAL, Op, indent_of, signature
+from lsp_server.apply.align import IMPORT, TRIVIAL, Op, indent_of, signature
 from lsp_server.apply.errors import ApplyError, _ContextCopy, _Moved
 from lsp_server.apply.syntax import code_of, enclosing_functions
 
@@ -85,8 +85,10 @@ class Checks:
                     if kind.get(j) != "match":
                         break
                     run.add(j)
+                key = self.s[after].strip()
+                context = after if self.counts.get(key) == 1 and not TRIVIAL.match(key) else None
                 raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
-                             "(moved or removed code?)", frozenset(run))
+                             "(moved or removed code?)", frozenset(run), context)
             if before is not None and after is not None and not self.placed_next_to(i, kind) and self.deletes(ops):
                 # between lines of the file, a marker standing for none of it while the alignment
                 # deletes lines the sketch never showed replaced: the two disagree (never so in an
@@ -358,7 +360,12 @@ class Checks:
 
     @staticmethod
     def close_copies(lines: list[str], key: str) -> bool:
-        """Are two copies of key a few lines apart? Never a copy on purpose: a moved list item
-        (platformdirs' `"PlatformDirs",` moved up `__all__`), which no alignment can express."""
+        """Are two copies of key a few lines apart, or is it an import? Never a copy on purpose: a
+        moved list item (platformdirs' `"PlatformDirs",` moved up `__all__`), which no alignment
+        can express; a file imports a name once (pytest's `from collections import defaultdict`,
+        moved up its import block by a sketch whose marker kept the old line further down; inside
+        functions, local imports do repeat)."""
         at = [k for k, x in enumerate(lines) if x.strip() == key]
+        if IMPORT.match(key) and not any(lines[k][:1].isspace() for k in at):
+            return True
         return any(b - a <= NEAR_SHORT_COPY for a, b in zip(at, at[1:]))

@@ -8,11 +8,13 @@ class ApplyError(Exception):
 
 
 class _Moved(ApplyError):
-    """A marker amid new lines stands for nothing; run_after: the sketch lines matched next."""
+    """A marker amid new lines stands for nothing; run_after: the sketch lines matched next;
+    context: the first line after the marker, when the file has it once (else None)."""
 
-    def __init__(self, message: str, run_after: frozenset[int]) -> None:
+    def __init__(self, message: str, run_after: frozenset[int], context: int | None = None) -> None:
         super().__init__(message)
         self.run_after = run_after
+        self.context = context
 
 
 class _Unparsable(ApplyError):

@@ -289,7 +289,27 @@ class _Expander(Checks, Placement):
     def moved(self, first: _Moved) -> Expansion:
         """Code the sketch moved: its lines after the empty marker matched their old place, which
         left the marker nothing. Those lines (one run) are written anew instead, and their old
-        place is dropped; up to MOVES runs, as long as each retry fails the same way further on."""
+        place is dropped; up to MOVES runs, as long as each retry fails the same way further on.
+        But first: the line right after the marker, one the file has once, is the marker's own
+        context when pinning it there passes every check — the lines that took its place were a
+        new copy of the code the marker stands for (httpcore's `ThreadLock`, a copy of `Lock`
+        written right after it, whose body the alignment had matched instead of the marker)."""
+        if first.context is not None:
+            why, pin = "the line after an empty marker is its context", frozenset({first.context})
+            self.confidence, self.notes = 1.0, []
+            try:
+                result = self.attempt(pinned=pin)
+            except _Repeated as again:  # the new copy repeats a line of the code the marker keeps
+                try:
+                    return self.second_opinion(again, why, pinned=pin, retype=RETYPE)
+                except ApplyError:
+                    pass
+            except ApplyError:
+                pass
+            else:
+                result.confidence = round(result.confidence * 0.9, 3)
+                result.notes.append(f"aligned on the second try ({why})")
+                return result
         unmatched: frozenset[int] = frozenset()
         failure = first
         for _ in range(MOVES):
@@ -353,8 +373,8 @@ class _Expander(Checks, Placement):
 
     def moved_imports(self, ops: list[Op]) -> list[Op]:
         """An import the file and the sketch each have once, written anew by the sketch while a
-        marker next to its run keeps the original a few lines away: the sketch reordered its
-        import block (marshmallow's `import datetime as dt` above `import functools`, whose old
+        marker next to its run keeps the original a few lines away, or anywhere in the same run of
+        imports: the sketch reordered its import block (marshmallow's `import datetime as dt` above `import functools`, whose old
         line a marker kept). The kept copy goes; a file never imports the same line twice."""
         new = {self.s[op.s].strip(): k for k, op in enumerate(ops) if op.kind == "new"
                and IMPORT.match(self.s[op.s].strip()) and self.sketch_counts[self.s[op.s].strip()] == 1
@@ -362,8 +382,16 @@ class _Expander(Checks, Placement):
         if not new:
             return ops
         out = list(ops)
+
+        def line(op: Op) -> str:
+            return (self.s[op.s] if op.s >= 0 and not self.marker[op.s] else self.o[op.o]).strip()
+
+        def one_block(a: int, b: int) -> bool:  # only imports and blank lines between: one import block
+            return all(not (x := line(op)) or IMPORT.match(x) for op in ops[min(a, b):max(a, b) + 1])
+
         for k, op in enumerate(ops):
-            if op.kind == "cover" and (at := new.get(self.o[op.o].strip())) is not None and abs(at - k) <= MOVED_IMPORT:
+            if (op.kind == "cover" and (at := new.get(self.o[op.o].strip())) is not None
+                    and (abs(at - k) <= MOVED_IMPORT or one_block(at, k))):
                 out[k] = Op("drop", op.o, -1)
                 self.penalise(0.95, "an import the sketch moved within its block")
         return out

@@ -153,12 +153,13 @@ class Placement:
         return at <= self.last_future
 
     def loose(self, op: Op, marker: int) -> bool:
-        """Ops around a floating run that may move: lines its markers cover, blank lines."""
+        """Ops around a floating run that may move: lines its markers cover, the file's blank
+        lines. (Not a new blank line past the marker: it belongs to the sketch's next stretch,
+        and `placed` would lose it — dateutil's blank line before a new `def`, which PEP 8's
+        count then replaced with two.)"""
         if op.kind == "cover":
             return op.s == marker
-        if op.kind in ("match", "drop") and op.o >= 0:
-            return not self.o[op.o].strip()
-        return op.kind == "new" and not self.s[op.s].strip()
+        return op.kind in ("match", "drop") and op.o >= 0 and not self.o[op.o].strip()
 
     def placed(self, region: list[int], p: int, core: list[int], lead: list[int], trailing: list[int]) -> list[Op]:
         """Original lines before p (the marker before the block covers them), the new block,
