@@ -411,12 +411,20 @@ class _Expander(Checks, Placement):
 
     def moved_lines(self, ops: list[Op]) -> frozenset[int]:
         """Sketch lines written anew whose text the file has once, on a line the alignment drops:
-        the alignment moved them, which sketches rarely do. Often the other of two equally cheap
+        the alignment moved them, which sketches rarely do (also a line the file has more than once,
+        dropped and written again between the same two markers: urllib3's `def read_chunked(`, whose stub the
+        alignment had made into the new `read1` stub above it). Often the other of two equally cheap
         readings deletes lines the sketch never showed deleted (anyio's `@contextmanager`, dropped
         and re-typed while a new class's docstring matched the old function's)."""
         dropped = {self.o[op.o].strip() for op in ops if op.kind == "drop"}
-        return frozenset(op.s for op in ops if op.kind == "new" and (key := self.s[op.s].strip()) in dropped
-                         and self.counts.get(key) == 1 and not TRIVIAL.match(key))
+        stretch, markers = [], 0  # each op's stretch of the sketch: how many markers came before it
+        for op in ops:
+            markers += op.kind == "cover" and (not stretch or stretch[-1][1] != op.s)
+            stretch.append((markers, op.s if op.kind == "cover" else None))
+        within = {(self.o[op.o].strip(), stretch[k][0]) for k, op in enumerate(ops) if op.kind == "drop"}
+        return frozenset(op.s for k, op in enumerate(ops) if op.kind == "new"
+                         and (key := self.s[op.s].strip()) in dropped and not TRIVIAL.match(key)
+                         and (self.counts.get(key) == 1 or (key, stretch[k][0]) in within))
 
     def edits(self, ops: list[Op]) -> set[int]:
         """Sketch lines that replace the original line dropped right before them, which starts
