@@ -10,7 +10,7 @@ import re
 
 from lsp_server.apply.align import IMPORT, TRIVIAL, Op, indent_of, signature
 from lsp_server.apply.errors import ApplyError, _ContextCopy, _Moved
-from lsp_server.apply.syntax import code_of, enclosing_functions
+from lsp_server.apply.syntax import code_of, enclosing_functions, string_lines
 
 NEAR_COPY = 100  # lines: two copies of a once-only line this close mean a botched merge (bench/apply.py: 30 left 1 silent wrong merge, 100 none)
 NEAR_CONTEXT = 30  # lines: outside a function, how far a marker's kept copy of a context line counts
@@ -20,6 +20,7 @@ ANY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)") 
 
 
 class Checks:
+    _parents: dict[int, int | None] | None = None  # check_reparented's map of the file
     """The expander's checks (see the module docstring for what they read)."""
 
     def check_deleted_definitions(self, ops: list[Op], lines: list[str]) -> None:
@@ -63,6 +64,52 @@ class Checks:
                 raise _Moved(f"the sketch uses {name!r} but its alignment would delete that definition (original "
                              f"line {line + 1}), which the sketch does not show: cannot tell where its lines go",
                              frozenset(after))
+
+    def check_reparented(self, kept: list[Op], lines: list[str]) -> None:
+        """A definition the result keeps from the file must stay inside the same definition
+        (or at the top): one whose class or function line the alignment deleted, or whose
+        lines it joined to another class, is code the sketch never showed moving (a new stub
+        made of one class's method, so that the method's own lines matched a later class's
+        copy, deleting that class's line in between). A parent the sketch wrote is its choice."""
+        def parents(texts: list[str], origin, strings) -> dict[int, int | None]:
+            """Original index of each definition line kept → its parent definition's original
+            index (None: top level; -1: a definition the sketch wrote). Lines inside strings
+            (a docstring's example code) are no code."""
+            stack: list[tuple[int, int | None]] = []  # (depth, a definition's origin, or None)
+            out: dict[int, int | None] = {}
+            for k, line in enumerate(texts):
+                if not line.strip() or k in strings or line.lstrip()[0] in ")]}":
+                    continue  # (a closing bracket ends a signature, not its definition)
+                depth = len(indent_of(line))
+                while stack and stack[-1][0] >= depth:
+                    stack.pop()
+                if not ANY_DEFINITION.match(line):
+                    stack.append((depth, None))
+                    continue
+                o = origin(k)
+                if o is not None:
+                    out[o] = next((x for _, x in reversed(stack) if x is not None), None)
+                stack.append((depth, -1 if o is None else o))
+            return out
+
+        def moved(strings) -> int | None:
+            for o, parent in parents(lines, lambda k: source[k], strings).items():
+                if parent != -1 and before.get(o, parent) != parent:
+                    return o
+            return None
+
+        if self._parents is None:  # the file's own: the same for every attempt
+            self._parents = parents(self.o, lambda k: k, self.in_string)
+        before = self._parents
+        source = [op.o if op.kind in ("match", "cover", "edge") else None for op in kept]
+        parents_lost = before.keys() - set(source)
+        if not any(p in parents_lost for p in before.values()):
+            return  # no definition with definitions inside it lost its line: none lost its parent
+        # the result's strings: first as the file had them; a finding is checked on the result's own
+        if moved({k for k, o in enumerate(source) if o in self.in_string}) is not None \
+                and (o := moved(string_lines(self.path, "\n".join(lines)))) is not None:
+            raise ApplyError(f"the result would move {self.o[o].strip()[:60]!r} (original line {o + 1}) out of "
+                             "the definition it belongs to, which the sketch does not show")
 
     def check_markers(self, ops: list[Op]) -> None:
         """A marker amid new lines that stands for no original line: the code it means is

@@ -367,6 +367,7 @@ class _Expander(Checks, Placement):
             self.penalise(0.9, "the sketch has no markers and covers part of the file: the rest is kept")
         result = self.finish(lines, kept, repeat_ok)
         self.check_deleted_definitions(ops, lines)  # after the checks that lead to second opinions
+        self.check_reparented(kept, lines)
         self.check_unique_anchors(ops)  # last: a second opinion may still give a result that passes
         self.check_repeated_unit(ops)
         return result
