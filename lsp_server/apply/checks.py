@@ -25,7 +25,7 @@ class Checks:
 
     def check_deleted_definitions(self, ops: list[Op], lines: list[str]) -> None:
         """A definition the alignment deletes (its line dropped, no marker for it) that the
-        sketch's own code still calls, while nothing else defines the name: the sketch did not
+        sketch's own code (or, for a method, the result) still calls, while nothing else defines the name: the sketch did not
         delete it, the alignment went astray (pytest's `check_interactive_exception`, dropped so
         that lines the sketch moved out of another function could match there)."""
         names = {}
@@ -40,7 +40,13 @@ class Checks:
             return
         code = [code_of(x) for x, is_marker in zip(self.s, self.marker) if not is_marker]
         joined = "\n".join(code)
+        result = "\n".join(lines)
         for name, line in names.items():
+            if self.o[line][:1].isspace() and re.search(rf"\b(?:self|cls)\.{re.escape(name)}\s*\(", result):
+                # every definition of a method gone while the class still calls it: a new method
+                # read as a rename of an old one (urllib3's `read1` over both `read`s)
+                raise ApplyError(f"the alignment would delete {self.o[line].strip()[:60]!r} (original line {line + 1}), "
+                                 f"which the result still calls (self.{name}(...)) and the sketch does not show deleted")
             if name not in joined:  # (most: the sketch never names it)
                 continue
             code_naming = [x for x in code if name in x]
