@@ -18,6 +18,15 @@ the local model to rewrite the whole file from original + sketch.
 
 Lines are the file's lines: a final newline starts no empty line (before 2026-11-30 it did, and
 difflib matched that empty line to a new blank line at the end, which the sketch then elided).
+Since 2026-11-30 (second session that day) sketches are written as a reader needs them: an
+inserted block that difflib split mid-statement (a new copy of old code, whose tail difflib
+paired with the old lines) slides to where it reads whole, like git's indent heuristic; and the
+context lines around a change count only lines the change left as they were (a neighbouring
+change's new lines show no reader where a deletion was). 89 of the 1,896 all-styles sketches
+changed; the expander of 78727a6 makes 5 silent wrong merges of the new sketches where it made 9
+of the old: 4 were sketches no reader could apply as meant.
+"silent_wrong_blank_lines_only": wrong merges whose every non-blank line is right (a blank line
+more or less, which the sketch did not show).
 
 --all-styles sketches every file in every style (first measured at 158c77c, six sets, 1,896 sketches:
 42 silent wrong merges where the rotation showed 2).
@@ -207,6 +216,10 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
     return "\n".join(out) + ("\n" if new.endswith("\n") else "")
 
 
+def _code(text: str) -> list[str]:
+    return [x for x in text.split("\n") if x.strip()]
+
+
 def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS, all_styles: bool = False) -> list[dict]:
     """One sketch per changed file, the style rotating from file to file; all_styles: every file
     in every style (four times the cases: the rotation leaves each file's other readings unseen)."""
@@ -235,7 +248,7 @@ def run_expander(cases: list[dict], chooser, repeat: int = 1) -> dict:
     # the language server expands in a warm process: parsers and grammars are loaded once, not
     # charged to whichever file comes first
     expand("def f():\n    return 1\n", "def f():\n    return 2\n# ... existing code ...\n", "warm_up.py")
-    exact = failed = wrong = 0
+    exact = failed = wrong = blank_only = 0
     lat, chars, secs = [], 0, 0.0
     failures, wrongs = [], []
     right: dict[int, bool] = {}  # id(case) → exact
@@ -276,6 +289,7 @@ def run_expander(cases: list[dict], chooser, repeat: int = 1) -> dict:
             secs += dt
         else:
             wrong += 1
+            blank_only += _code(res) == _code(c["answer"])
             wrongs.append(f"{c['id']} ({c['style']})")
     lat.sort()
     n = len(cases)
@@ -287,6 +301,7 @@ def run_expander(cases: list[dict], chooser, repeat: int = 1) -> dict:
     ruled = [c for c in cases if c["style"] != "bare"]  # bare sketches break the planner's sketch rules
     return {"exact": round(exact / n, 4), "exact_by_style": by_style,
             "exact_following_sketch_rules": rate(ruled), "explicit_failures": round(failed / n, 4), "silent_wrong": wrong,
+            "silent_wrong_blank_lines_only": blank_only,
             "after_repair_round": {"exact": round((exact + repaired) / n, 4), "silent_wrong": wrong + repaired_wrong},
             "latency_ms_p50": round(lat[n // 2], 2), "latency_ms_p95": round(lat[int(n * 0.95)], 2),
             "output_chars_per_s": round(chars / secs) if secs else None,
