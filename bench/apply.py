@@ -248,6 +248,15 @@ def run_expander(cases: list[dict], chooser, repeat: int = 1) -> dict:
     # the language server expands in a warm process: parsers and grammars are loaded once, not
     # charged to whichever file comes first
     expand("def f():\n    return 1\n", "def f():\n    return 2\n# ... existing code ...\n", "warm_up.py")
+    asked = {"calls": 0, "picks": 0}  # the tie-breaker: how often asked, how often it chose
+    if chooser is not None:
+        model = chooser
+
+        def chooser(texts):
+            asked["calls"] += 1
+            pick = model(texts)
+            asked["picks"] += pick is not None
+            return pick
     exact = failed = wrong = blank_only = 0
     lat, chars, secs = [], 0, 0.0
     failures, wrongs = [], []
@@ -305,6 +314,7 @@ def run_expander(cases: list[dict], chooser, repeat: int = 1) -> dict:
             "after_repair_round": {"exact": round((exact + repaired) / n, 4), "silent_wrong": wrong + repaired_wrong},
             "latency_ms_p50": round(lat[n // 2], 2), "latency_ms_p95": round(lat[int(n * 0.95)], 2),
             "output_chars_per_s": round(chars / secs) if secs else None,
+            **({"tiebreaker": asked} if asked["calls"] else {}),
             "failure_examples": failures[:12], "wrong_examples": wrongs[:10]}
 
 
