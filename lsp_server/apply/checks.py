@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import cached_property
 
 from lsp_server.apply.align import IMPORT, TRIVIAL, Op, indent_of, signature
 from lsp_server.apply.errors import ApplyError, _ContextCopy, _Moved
@@ -19,14 +20,48 @@ NEAR_SHORT_COPY = 5  # lines: the same for a short once-only line
 ANY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")  # at any depth
 
 
+def definition_parents(texts: list[str], origin, strings) -> dict[int, int | None]:
+    """For each definition line of `texts` that comes from the file (origin(k): its original
+    index, or None), its parent definition: the original index, None at the top level, -1 for a
+    definition the sketch wrote. Lines in `strings` (a docstring's example code) are no code; a
+    closing bracket ends a signature, not its definition."""
+    stack: list[tuple[int, int | None]] = []  # (depth, a definition's origin or -1, else None)
+    out: dict[int, int | None] = {}
+    for k, line in enumerate(texts):
+        if not line.strip() or k in strings or line.lstrip()[0] in ")]}":
+            continue
+        depth = len(indent_of(line))
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if not ANY_DEFINITION.match(line):
+            stack.append((depth, None))
+            continue
+        o = origin(k)
+        if o is not None:
+            out[o] = next((x for _, x in reversed(stack) if x is not None), None)
+        stack.append((depth, -1 if o is None else o))
+    return out
+
+
 class Checks:
-    _parents: dict[int, int | None] | None = None  # check_reparented's map of the file
     """The expander's checks (see the module docstring for what they read)."""
+
+    @cached_property
+    def file_parents(self) -> dict[int, int | None]:
+        """Each definition line of the file → its parent definition's line (check_reparented)."""
+        return definition_parents(self.o, lambda k: k, self.in_string)
+
+    @cached_property
+    def nesting_definitions(self) -> frozenset[int]:
+        """The file's definition lines whose next definition is deeper: those with definitions
+        inside (a cheap first look for check_reparented; docstring examples may add a few)."""
+        defs = [(k, len(indent_of(x))) for k, x in enumerate(self.o) if ANY_DEFINITION.match(x)]
+        return frozenset(k for (k, d), (_, d2) in zip(defs, defs[1:]) if d2 > d)
 
     def check_deleted_definitions(self, ops: list[Op], lines: list[str]) -> None:
         """A definition the alignment deletes (its line dropped, no marker for it) that the
-        sketch's own code (or, for a method, the result) still calls, while nothing else defines the name: the sketch did not
-        delete it, the alignment went astray (pytest's `check_interactive_exception`, dropped so
+        sketch's own code (or, for a method, the result) still calls, while nothing else defines
+        the name: the sketch did not delete it, the alignment went astray (pytest's `check_interactive_exception`, dropped so
         that lines the sketch moved out of another function could match there)."""
         names = {}
         for op in ops:
@@ -77,40 +112,16 @@ class Checks:
         lines it joined to another class, is code the sketch never showed moving (a new stub
         made of one class's method, so that the method's own lines matched a later class's
         copy, deleting that class's line in between). A parent the sketch wrote is its choice."""
-        def parents(texts: list[str], origin, strings) -> dict[int, int | None]:
-            """Original index of each definition line kept → its parent definition's original
-            index (None: top level; -1: a definition the sketch wrote). Lines inside strings
-            (a docstring's example code) are no code."""
-            stack: list[tuple[int, int | None]] = []  # (depth, a definition's origin, or None)
-            out: dict[int, int | None] = {}
-            for k, line in enumerate(texts):
-                if not line.strip() or k in strings or line.lstrip()[0] in ")]}":
-                    continue  # (a closing bracket ends a signature, not its definition)
-                depth = len(indent_of(line))
-                while stack and stack[-1][0] >= depth:
-                    stack.pop()
-                if not ANY_DEFINITION.match(line):
-                    stack.append((depth, None))
-                    continue
-                o = origin(k)
-                if o is not None:
-                    out[o] = next((x for _, x in reversed(stack) if x is not None), None)
-                stack.append((depth, -1 if o is None else o))
-            return out
-
         def moved(strings) -> int | None:
-            for o, parent in parents(lines, lambda k: source[k], strings).items():
+            for o, parent in definition_parents(lines, lambda k: source[k], strings).items():
                 if parent != -1 and before.get(o, parent) != parent:
                     return o
             return None
 
-        if self._parents is None:  # the file's own: the same for every attempt
-            self._parents = parents(self.o, lambda k: k, self.in_string)
-        before = self._parents
         source = [op.o if op.kind in ("match", "cover", "edge") else None for op in kept]
-        parents_lost = before.keys() - set(source)
-        if not any(p in parents_lost for p in before.values()):
+        if self.nesting_definitions <= set(source):
             return  # no definition with definitions inside it lost its line: none lost its parent
+        before = self.file_parents
         # the result's strings: first as the file had them; a finding is checked on the result's own
         if moved({k for k, o in enumerate(source) if o in self.in_string}) is not None \
                 and (o := moved(string_lines(self.path, "\n".join(lines)))) is not None:

@@ -375,8 +375,8 @@ class _Expander(Checks, Placement):
     def moved_imports(self, ops: list[Op]) -> list[Op]:
         """An import the file and the sketch each have once, written anew by the sketch while a
         marker next to its run keeps the original a few lines away, or anywhere in the same run of
-        imports: the sketch reordered its import block (marshmallow's `import datetime as dt` above `import functools`, whose old
-        line a marker kept). The kept copy goes; a file never imports the same line twice."""
+        imports: the sketch reordered its import block (marshmallow's `import datetime as dt` above
+        `import functools`, whose old line a marker kept). The kept copy goes; a file never imports the same line twice."""
         new = {self.s[op.s].strip(): k for k, op in enumerate(ops) if op.kind == "new"
                and IMPORT.match(self.s[op.s].strip()) and self.sketch_counts[self.s[op.s].strip()] == 1
                and self.counts.get(self.s[op.s].strip()) == 1}
@@ -412,20 +412,21 @@ class _Expander(Checks, Placement):
 
     def moved_lines(self, ops: list[Op]) -> frozenset[int]:
         """Sketch lines written anew whose text the file has once, on a line the alignment drops:
-        the alignment moved them, which sketches rarely do (also a line the file has more than once,
-        dropped and written again between the same two markers: urllib3's `def read_chunked(`, whose stub the
-        alignment had made into the new `read1` stub above it). Often the other of two equally cheap
+        the alignment moved them, which sketches rarely do (also a line the file has more than
+        once, dropped and written again between the same two markers: urllib3's `def read_chunked(`,
+        whose stub the alignment had made into the new `read1` stub above it). Often the other of two equally cheap
         readings deletes lines the sketch never showed deleted (anyio's `@contextmanager`, dropped
         and re-typed while a new class's docstring matched the old function's)."""
         dropped = {self.o[op.o].strip() for op in ops if op.kind == "drop"}
-        stretch, markers = [], 0  # each op's stretch of the sketch: how many markers came before it
+        stretch, markers, last = [], 0, None  # each op's stretch: how many markers covered before it
         for op in ops:
-            markers += op.kind == "cover" and (not stretch or stretch[-1][1] != op.s)
-            stretch.append((markers, op.s if op.kind == "cover" else None))
-        within = {(self.o[op.o].strip(), stretch[k][0]) for k, op in enumerate(ops) if op.kind == "drop"}
+            if op.kind == "cover" and op.s != last:
+                markers, last = markers + 1, op.s
+            stretch.append(markers)
+        within = {(self.o[op.o].strip(), stretch[k]) for k, op in enumerate(ops) if op.kind == "drop"}
         return frozenset(op.s for k, op in enumerate(ops) if op.kind == "new"
                          and (key := self.s[op.s].strip()) in dropped and not TRIVIAL.match(key)
-                         and (self.counts.get(key) == 1 or (key, stretch[k][0]) in within))
+                         and (self.counts.get(key) == 1 or (key, stretch[k]) in within))
 
     def edits(self, ops: list[Op]) -> set[int]:
         """Sketch lines that replace the original line dropped right before them, which starts
