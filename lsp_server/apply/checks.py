@@ -150,7 +150,7 @@ class Checks:
                         break
                     run.add(j)
                 key = self.s[after].strip()
-                context = after if self.counts.get(key) == 1 and not TRIVIAL.match(key) else None
+                context = after if self.counts.get(key) and not TRIVIAL.match(key) else None
                 raise _Moved(f"the marker on sketch line {i + 1} stands for code the file does not have there "
                              "(moved or removed code?)", frozenset(run), context)
             if before is not None and after is not None and not self.placed_next_to(i, kind) and self.deletes(ops):

@@ -9,7 +9,7 @@ class ApplyError(Exception):
 
 class _Moved(ApplyError):
     """A marker amid new lines stands for nothing; run_after: the sketch lines matched next;
-    context: the first line after the marker, when the file has it once (else None)."""
+    context: the first line after the marker, when the file has it (else None)."""
 
     def __init__(self, message: str, run_after: frozenset[int], context: int | None = None) -> None:
         super().__init__(message)

@@ -290,10 +290,11 @@ class _Expander(Checks, Placement):
         """Code the sketch moved: its lines after the empty marker matched their old place, which
         left the marker nothing. Those lines (one run) are written anew instead, and their old
         place is dropped; up to MOVES runs, as long as each retry fails the same way further on.
-        But first: the line right after the marker, one the file has once, is the marker's own
-        context when pinning it there passes every check — the lines that took its place were a
-        new copy of the code the marker stands for (httpcore's `ThreadLock`, a copy of `Lock`
-        written right after it, whose body the alignment had matched instead of the marker)."""
+        But first: the line right after the marker, a telling line the file has, is the marker's
+        own context when pinning it passes every check — the lines that took its place were a new
+        copy of the code the marker stands for (httpcore's `ThreadLock`, a copy of `Lock` written
+        right after it, whose body the alignment had matched instead of the marker; pytest's new
+        `_import_module_using_spec` after a `return mod` the file has three times)."""
         if first.context is not None:
             why, pin = "the line after an empty marker is its context", frozenset({first.context})
             self.confidence, self.notes = 1.0, []
