@@ -218,7 +218,7 @@ class _Expander(Checks, Placement):
         except (_Unparsable, _Repeated) as first:
             if self.moves:  # a once-only line dropped and written anew elsewhere: keep it in place instead
                 try:
-                    return self.pinned(first, self.moves)
+                    return self.pinned(self.moves, "moved lines kept in place")
                 except ApplyError:
                     pass
             if isinstance(first, _Unparsable):
@@ -244,9 +244,7 @@ class _Expander(Checks, Placement):
         # (matched in between, the lines the marker kept before it were another reading:
         # more-itertools' `yield tuple(window)`)
         if before <= self.matched and all(at.get(s) in ends for s, ends in first.copies.items()):
-            result.confidence = round(result.confidence * 0.9, 3)
-            result.notes.append("aligned on the second try (context next to a marker matched)")
-            return result
+            return self.second_try(result, "context next to a marker matched")
         raise first
 
     def second_opinion(self, first: ApplyError, why: str, **retry) -> Expansion:
@@ -269,21 +267,25 @@ class _Expander(Checks, Placement):
             why = "a repeated line kept: the alignment does not move under costly re-typing"
         except ApplyError:
             raise first from None
-        result.confidence = round(result.confidence * 0.9, 3)
-        result.notes.append(f"aligned on the second try ({why})")
-        return result
+        return self.second_try(result, why)
 
-    def pinned(self, first: ApplyError, moves: frozenset[int]) -> Expansion:
-        """The first result moved once-only lines and failed: align again with them kept in place.
-        If that result repeats a line, it is new code copying one (a new class's docstring
-        sharing a function's `:param` lines) when the repeat survives costly re-typing too."""
+    def pinned(self, lines: frozenset[int], why: str) -> Expansion:
+        """Align again with these sketch lines kept in place (matched if they can be at all): once-
+        only lines the first result moved, or the line after an empty marker. If that result
+        repeats a line, it is new code copying one (a new class's docstring sharing a function's
+        `:param` lines) when the repeat survives costly re-typing too."""
         self.confidence, self.notes = 1.0, []
         try:
-            result = self.attempt(pinned=moves)
+            result = self.attempt(pinned=lines)
         except _Repeated as again:
-            return self.second_opinion(again, "moved lines kept in place", pinned=moves, retype=RETYPE)
+            return self.second_opinion(again, why, pinned=lines, retype=RETYPE)
+        return self.second_try(result, why)
+
+    @staticmethod
+    def second_try(result: Expansion, why: str) -> Expansion:
+        """A result from a retry: less confident, and saying why it was aligned again."""
         result.confidence = round(result.confidence * 0.9, 3)
-        result.notes.append("aligned on the second try (moved lines kept in place)")
+        result.notes.append(f"aligned on the second try ({why})")
         return result
 
     def moved(self, first: _Moved) -> Expansion:
@@ -296,21 +298,10 @@ class _Expander(Checks, Placement):
         right after it, whose body the alignment had matched instead of the marker; pytest's new
         `_import_module_using_spec` after a `return mod` the file has three times)."""
         if first.context is not None:
-            why, pin = "the line after an empty marker is its context", frozenset({first.context})
-            self.confidence, self.notes = 1.0, []
             try:
-                result = self.attempt(pinned=pin)
-            except _Repeated as again:  # the new copy repeats a line of the code the marker keeps
-                try:
-                    return self.second_opinion(again, why, pinned=pin, retype=RETYPE)
-                except ApplyError:
-                    pass
+                return self.pinned(frozenset({first.context}), "the line after an empty marker is its context")
             except ApplyError:
                 pass
-            else:
-                result.confidence = round(result.confidence * 0.9, 3)
-                result.notes.append(f"aligned on the second try ({why})")
-                return result
         unmatched: frozenset[int] = frozenset()
         failure = first
         for _ in range(MOVES):
