@@ -43,6 +43,17 @@ def definition_parents(texts: list[str], origin, strings) -> dict[int, int | Non
     return out
 
 
+def edit_run(ops: list[Op], k: int) -> tuple[int, int]:
+    """ops[a:b]: the run of dropped and new lines around op k (an edit: what it replaces and what
+    the sketch writes there)."""
+    a = b = k
+    while a > 0 and ops[a - 1].kind in ("drop", "new"):
+        a -= 1
+    while b < len(ops) and ops[b].kind in ("drop", "new"):
+        b += 1
+    return a, b
+
+
 class Checks:
     """The expander's checks (see the module docstring for what they read)."""
 
@@ -189,11 +200,11 @@ class Checks:
         marker keeps that) or an edit of the next one? Refused. (One such line, `@property`,
         is too common around edits to tell.)"""
         for k, op in enumerate(ops):
-            if op.kind != "drop" or not self.o[op.o].strip() or (k > 0 and ops[k - 1].kind in ("drop", "new")):
+            if op.kind != "drop" or not self.o[op.o].strip():
                 continue
-            e = k  # ops[k:e]: a run of dropped and new lines
-            while e < len(ops) and ops[e].kind in ("drop", "new"):
-                e += 1
+            start, e = edit_run(ops, k)
+            if start != k:  # (each run once, from its first line)
+                continue
             if not any(x.kind == "new" for x in ops[k:e]):
                 continue
             after = []  # the matched lines after it, up to a marker
@@ -255,13 +266,8 @@ class Checks:
             if ops[k].kind != "new" or run_of[ops[k].s] in anchored:
                 k += 1
                 continue
-            a = b = k  # the run of new and dropped lines around this new line
-            while a > 0 and ops[a - 1].kind in ("new", "drop"):
-                a -= 1
-            while b + 1 < len(ops) and ops[b + 1].kind in ("new", "drop"):
-                b += 1
-            k = b + 1
-            replaced = [op.o for op in ops[a:b + 1] if op.kind == "drop" and self.o[op.o].strip()]
+            a, k = edit_run(ops, k)  # the run of new and dropped lines around this new line
+            replaced = [op.o for op in ops[a:k] if op.kind == "drop" and self.o[op.o].strip()]
             if not replaced:
                 continue  # an insertion: place_floating's
             lo = max((op.o for op in shown if op.o < replaced[0]), default=-1)
@@ -273,7 +279,7 @@ class Checks:
             for p in range(lo + 1, hi - offsets[-1]):
                 if p != replaced[0] and all((signature(self.o[p + d].strip()), indent_of(self.o[p + d])) == sig
                                             for d, sig in zip(offsets, sigs)):
-                    line = next(op.s for op in ops[a:b + 1] if op.kind == "new") + 1
+                    line = next(op.s for op in ops[a:k] if op.kind == "new") + 1
                     raise ApplyError(f"the sketch's new lines at sketch line {line} "
                                      f"with no line of context could replace original line {replaced[0] + 1} or "
                                      f"{p + 1}: cannot tell which it edits")
