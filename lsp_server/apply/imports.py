@@ -81,7 +81,7 @@ def _places(lines: Sequence[str], new_line: str) -> list[int] | None:
     keys = {start: import_key(lines[start]) for b in blocks for start, _ in b}
     mine = [b for b in blocks if section(key) in {section(keys[start]) for start, _ in b}]
     if len(mine) > 1:  # an import after the code (werkzeug's circular `from .. import http`) is no block to join
-        first_def = next((i for i, x in enumerate(lines) if _DEFINITION.match(x)), len(lines))
+        first_def = _first_definition(lines)
         mine = [b for b in mine if b[0][0] < first_def]
     if len(mine) != 1:
         return None
@@ -93,11 +93,17 @@ def _places(lines: Sequence[str], new_line: str) -> list[int] | None:
     return places
 
 
+def _first_definition(lines: Sequence[str]) -> int:
+    """Index of the first top-level `def`/`class` line (len(lines) without one): where the
+    import section ends at the latest."""
+    return next((i for i, x in enumerate(lines) if _DEFINITION.match(x)), len(lines))
+
+
 def section_end(lines: Sequence[str]) -> int | None:
     """Index of the line after the last import of the file's import section (its import blocks
     before the first definition), or None without one: where new imports go in a file whose
     imports follow no order we know (appended, as people do)."""
-    first_def = next((i for i, x in enumerate(lines) if _DEFINITION.match(x)), len(lines))
+    first_def = _first_definition(lines)
     blocks = [b for b in _blocks(lines) if b[0][0] < first_def]
     return blocks[-1][-1][1] if blocks else None
 

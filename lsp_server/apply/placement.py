@@ -24,6 +24,11 @@ def _offset(region: list[int], line: int | None) -> int | None:
     return len(region) if line == region[-1] + 1 else None
 
 
+def _at(region: list[int], p: int) -> int:
+    """The original line at offset p of region (_offset's inverse): the line after it at the end."""
+    return region[p] if p < len(region) else region[-1] + 1
+
+
 class Placement:
     """The expander's placement of floating new code (see the module docstring)."""
 
@@ -142,15 +147,14 @@ class Placement:
 
     def amid_imports(self, region: list[int], p: int) -> bool:
         """Is offset p of region between two top-level import lines (blank lines aside)?"""
-        at = region[p] if p < len(region) else region[-1] + 1
+        at = _at(region, p)
         before = next((self.o[i] for i in range(at - 1, -1, -1) if self.o[i].strip()), "")
         after = next((self.o[i] for i in range(at, len(self.o)) if self.o[i].strip()), "")
         return all(imports.import_key(x) is not None for x in (before, after))
 
     def before_future(self, region: list[int], p: int) -> bool:
         """Would offset p of region put code above a `from __future__` import (which must come first)?"""
-        at = region[p] if p < len(region) else region[-1] + 1
-        return at <= self.last_future
+        return _at(region, p) <= self.last_future
 
     def loose(self, op: Op, marker: int) -> bool:
         """Ops around a floating run that may move: lines its markers cover, the file's blank
@@ -170,7 +174,7 @@ class Placement:
         before = [Op("cover", o, first) for o in region[:p]]
         head = [Op("new", -1, i) for i in lead] if p > 0 and self.o[region[p - 1]].strip() else []
         block = [Op("new", -1, i) for i in core]
-        after = region[p] if p < len(region) else region[-1] + 1
+        after = _at(region, p)
         tail = [Op("new", -1, i) for i in trailing] if after < len(self.o) and self.o[after].strip() else []
         return before + head + block + tail + [Op("cover", o, last) for o in region[p:]]
 
