@@ -223,8 +223,8 @@ def main() -> None:
         case = {"id": args.id, "registry": args.registry, "package": args.package, "version": args.version,
                 "path": args.path, "sha256": hashlib.sha256(data).hexdigest(), "kind": args.kind,
                 "instruction": args.instruction, "sketch": args.sketch_file.read_text(),
-                "target_diff": make_diff(old, args.target_file.read_text())}
-        if apply_diff(old, case["target_diff"]) != args.target_file.read_text():
+                "target_diff": make_diff(old, args.target_file.read_bytes().decode("utf-8"))}
+        if apply_diff(old, case["target_diff"]) != args.target_file.read_bytes().decode("utf-8"):
             raise SystemExit("internal: the diff does not give the target back")
         bad = problems(case, old)
         if bad:
