@@ -58,6 +58,8 @@ import time  # noqa: E402
 import zipfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from lsp_server.apply.markers import marker_for  # noqa: E402
+
 PAIRS = [("attrs", "23.2.0", "24.2.0"), ("click", "8.1.3", "8.1.7"), ("requests", "2.31.0", "2.32.3"),
          ("jinja2", "3.1.2", "3.1.4"), ("itsdangerous", "2.1.2", "2.2.0"), ("markupsafe", "2.1.3", "2.1.5"),
          ("werkzeug", "3.0.1", "3.1.3"), ("flask", "3.0.0", "3.1.0")]
@@ -165,12 +167,14 @@ def changes(a: list[str], b: list[str]) -> list[tuple[int, int, bool]]:
     return out
 
 
-def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
+def sketch_of(old: str, new: str, style: str, marker_no: int, path: str = "x.py") -> str:
     a, b = _lines(old), _lines(new)
     keep = [False] * len(b)  # which lines of the new file the sketch shows
-    context = {"hunks": 3, "tight": 1, "functions": 1, "bare": 2, "repair": REPAIR_CONTEXT}[style]
+    context = {"hunks": 3, "tight": 1, "functions": 1, "bare": 2, "repair": REPAIR_CONTEXT, "planner2": 2, "planner3": 3}[style]
+    planner = style.startswith("planner")
     changed_new = changes(a, b)
-    telling = [bool(x.strip()) and not TRIVIAL.match(x.strip()) for x in b]
+    # the planner's rules count unchanged non-blank lines; the older styles only telling ones
+    telling = [bool(x.strip()) and (planner or not TRIVIAL.match(x.strip())) for x in b]
     for j1, j2, _ in changed_new:
         telling[j1:j2] = [False] * (j2 - j1)
     spans = _top_level_spans(new) if style == "functions" else []
@@ -202,7 +206,7 @@ def sketch_of(old: str, new: str, style: str, marker_no: int) -> str:
             for k in range(j, stop):
                 keep[k] = True
         j = stop
-    marker = MARKERS[marker_no % len(MARKERS)]
+    marker = MARKERS[marker_no % len(MARKERS)] if not planner else marker_for(path)
     out, eliding = [], False
     for j, line in enumerate(b):
         if keep[j]:
@@ -220,9 +224,11 @@ def _code(text: str) -> list[str]:
     return [x for x in text.split("\n") if x.strip()]
 
 
-def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS, all_styles: bool = False) -> list[dict]:
+def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS, all_styles: bool = False,
+               planner: bool = False) -> list[dict]:
     """One sketch per changed file, the style rotating from file to file; all_styles: every file
-    in every style (four times the cases: the rotation leaves each file's other readings unseen)."""
+    in every style (the rotation leaves each file's other readings unseen); planner: the planner's
+    own rules (2 or 3 unchanged non-blank lines around each change, the file's own marker)."""
     cases = []
     for name, v_old, v_new in pairs:
         old_src, new_src = wheel_sources(name, v_old), wheel_sources(name, v_new)
@@ -233,10 +239,10 @@ def make_cases(limit: int, pairs: list[tuple[str, str, str]] = PAIRS, all_styles
             ratio = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False).ratio()
             if ratio < 1 - MAX_CHANGED_FRACTION:
                 continue
-            rotation = ["hunks", "tight", "functions", "bare"]
-            for style in rotation if all_styles else [rotation[len(cases) % 4]]:
+            rotation = ["planner2", "planner3"] if planner else ["hunks", "tight", "functions", "bare"]
+            for style in rotation if all_styles else [rotation[len(cases) % len(rotation)]]:
                 cases.append({"id": f"{name}/{path}", "path": path, "original": old, "answer": new, "style": style,
-                              "sketch": sketch_of(old, new, style, len(cases))})
+                              "sketch": sketch_of(old, new, style, len(cases), path)})
     return cases[:limit]
 
 
@@ -342,32 +348,77 @@ def run_baseline(cases: list[dict], engine, max_new: int = 3000) -> dict:
             "latency_ms_p50": round(sorted(lat)[len(lat) // 2]), "output_chars_per_s": round(chars / (sum(lat) / 1000))}
 
 
+def frontier_cases(heldout: bool) -> list[dict]:
+    """The frontier corpus's cases (bench/frontier/*.jsonl, sources fetched at run time), one half."""
+    from bench import frontier_corpus as fc
+
+    cases = []
+    for c in fc.load():
+        if fc.heldout(c) != heldout:
+            continue
+        old = fc.original(c)
+        cases.append({"id": c["id"], "path": c["path"], "original": old, "answer": fc.apply_diff(old, c["target_diff"]),
+                      "style": c["kind"], "sketch": c["sketch"], "frontier": True})
+    return cases
+
+
+def summary(cases: list[dict], chooser=None, repeat: int = 1, show: bool = True) -> dict:
+    """run_expander's figures for a corpus, with the keys that every part of the report shares;
+    show=False leaves out which cases failed (held-out parts: never looked at while tuning)."""
+    out = run_expander(cases, chooser, repeat)
+    if not show:
+        out.pop("failure_examples")
+        out.pop("wrong_examples")
+    out["files"] = len(cases)
+    out["refused"] = round(out["explicit_failures"] * len(cases))
+    if cases and cases[0].get("frontier"):
+        out.pop("after_repair_round")  # (the repair round needs the frontier model itself)
+        out.pop("exact_following_sketch_rules")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=400)
     ap.add_argument("--baseline-files", type=int, default=3)
     ap.add_argument("--no-model", action="store_true", help="skip the tie-breaker and the baseline")
-    ap.add_argument("--all-styles", action="store_true", help="every file in every sketch style")
     ap.add_argument("--repeat", type=int, default=1, help="latency: best of N expansions per file")
+    ap.add_argument("--part", action="append", choices=["frontier", "release", "styles"],
+                    help="report only these parts (default: all three)")
+    ap.add_argument("--all-styles", action="store_true", help="styles: every file in every sketch style")
     held_out = ap.add_mutually_exclusive_group()  # release pairs the rules were not tuned on
     for name in SETS:
         if name != "tuned":
             held_out.add_argument(f"--{name}", dest="set", action="store_const", const=name,
-                                  help=f"the {name} held-out set of release pairs")
+                                  help=f"styles: the {name} held-out set of release pairs")
     args = ap.parse_args()
-    pairs = SETS[args.set or "tuned"]
-    cases = make_cases(args.files * (4 if args.all_styles else 1), pairs, args.all_styles)
-    styles = {s: sum(c["style"] == s for c in cases) for s in ("hunks", "tight", "functions", "bare")}
-    result = {"benchmark": "apply", "pairs": [f"{n} {a}->{b}" for n, a, b in pairs], "files": len(cases),
-              "styles": styles, "latency_best_of": args.repeat, "without_tiebreaker": run_expander(cases, None, args.repeat)}
+    parts = args.part or ["frontier", "release", "styles"]
+    chooser = None
     if not args.no_model:
         from lsp_server.apply.tiebreak import model_chooser
         from lsp_server.inference.engine import get_engine
 
         engine = get_engine(None, None, 0)
         engine.warm_up()
-        result["with_tiebreaker"] = run_expander(cases, model_chooser(engine))
-        if args.baseline_files:
+        chooser = model_chooser(engine)
+    result: dict = {"benchmark": "apply", "latency_best_of": args.repeat, "tiebreaker": chooser is not None}
+    if "frontier" in parts:
+        # sketches a frontier model wrote as the planner (bench/frontier_corpus.py); the held-out
+        # half is never looked at while the expander changes
+        result["frontier"] = {half: summary(frontier_cases(half == "heldout"), chooser, args.repeat, half == "tune")
+                              for half in ("tune", "heldout")}
+    if "release" in parts:
+        # release diffs sketched by the planner's rules; held out: every pair but the tuned set's
+        heldout_pairs = [p for name, pairs in SETS.items() if name != "tuned" for p in pairs]
+        result["release_planner"] = {name: summary(make_cases(args.files * 4, pairs, planner=True), chooser, args.repeat,
+                                                   name == "tuned")
+                                     for name, pairs in (("tuned", PAIRS), ("heldout", heldout_pairs))}
+    if "styles" in parts:
+        pairs = SETS[args.set or "tuned"]
+        cases = make_cases(args.files * (4 if args.all_styles else 1), pairs, args.all_styles)
+        result["styles"] = {"pairs": f"{args.set or 'tuned'}: " + ", ".join(f"{n} {a}->{b}" for n, a, b in pairs),
+                            **summary(cases, chooser, args.repeat)}
+        if chooser is not None and args.baseline_files:
             small = sorted(cases, key=lambda c: len(c["original"]))[: args.baseline_files]
             result["baseline_model_rewrite"] = run_baseline(small, engine)
             result["baseline_expander_same_files"] = {k: v for k, v in run_expander(small, None).items()
