@@ -35,6 +35,7 @@ import numpy as np
 from lsp_server.apply.sketch import Sketch, indent_of, is_trivial
 
 MATCH, INS, ALIKE, DEL, DEL_BLANK, EMPTY, HINT = 80, 8, 4, 8, 4, 12, 1
+END, PINNED = 2 * MATCH, 50 * MATCH  # re-typing the first or last line of a stretch (see _stretch_ends)
 BIG = 1 << 50
 STEP = 1 << 32  # offset between barrier-free stretches (see _cover)
 DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
@@ -179,6 +180,25 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
     return out
 
 
+def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
+    """The first and last non-blank lines between markers, when the file has them and they are
+    telling: a sketch shows unchanged lines around each change, so these are context. Re-typing
+    them (to match a copy of old code further on) costs END more, and PINNED for a line the file
+    has once: it says where the stretch is."""
+    out = set()
+    for is_first, order in ((True, range(len(sketch.lines))), (False, range(len(sketch.lines) - 1, -1, -1))):
+        after_marker = True
+        for i in order:
+            if sketch.marker[i]:
+                after_marker = True
+            elif sketch.lines[i].strip() and after_marker:
+                after_marker = False
+                key = sketch.lines[i].strip()
+                if orig.counts.get(key, 0) and not is_trivial(key):
+                    out.add(i)
+    return frozenset(out)
+
+
 def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
     sketch line once (MATCH/NEW), in output order. `banned` sketch lines may not match (they are
@@ -192,6 +212,7 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
     edges = {shown[0], shown[-1]} if shown else set()
     steps: list[tuple] = []
     anchored = _unique_in_context(orig, sketch)
+    ends = _stretch_ends(orig, sketch)
     for i in range(m):
         prev = rows[i]
         if marker[i]:
@@ -203,6 +224,8 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
         key = s[i].strip()
         gain = reward(orig, key) if i not in banned else 0
         ins = (2 if not key else INS) + (gain if orig.counts.get(key, 0) == 1 else MATCH if i in anchored else 0)
+        if i in ends:
+            ins += PINNED if orig.counts.get(key, 0) == 1 else END
         a = prev + ins
         alike = _alike(orig, s[i]) if key and (orig.counts.get(key, 0) == 0 or i in banned) else NONE
         if len(alike):

@@ -1,0 +1,189 @@
+"""Pass 3: resolve placements. The alignment fixes every stretch of the sketch that shows a line
+the file has once; a stretch between two markers that shows no such line (new code alone, or
+new code around `}` or `return x`) could go in several places, and the programme's pick among
+equal costs is no evidence. Here each such stretch gets the places that fit it:
+- at an edge of the sketch with no marker there: the file's start or end (a sketch with only a
+  leading marker appends);
+- else, between the neighbouring stretches, every gap between statements at its depth (new
+  code alone) or every run of the file's lines equal to the ones it shows (a weak anchor).
+One place: it goes there. Several: the local model's likelihood picks one (chooser), else a
+refusal that says how many places fit, which the planner's repair round sends back."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from lsp_server.apply.align import MATCH, Kind, Op, Original, reward
+from lsp_server.apply.errors import ApplyError
+from lsp_server.apply.sketch import Sketch, indent_of
+
+MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break
+OPENS = (":", "{", "(", "[", ",", "\\", "=", "=>")
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """Sketch lines [start, end) between markers (or the sketch's edges)."""
+    start: int
+    end: int
+    marker_before: bool
+    marker_after: bool
+
+
+def stretches(sketch: Sketch) -> list[Stretch]:
+    out, start = [], 0
+    for i, is_marker in enumerate(sketch.marker + (True,)):
+        if is_marker:
+            if any(x.strip() for x in sketch.lines[start:i]):
+                out.append(Stretch(start, i, start > 0 and sketch.marker[start - 1], i < len(sketch.lines)))
+            start = i + 1
+    return out
+
+
+def _ops_of(ops: list[Op], st: Stretch) -> tuple[int, int]:
+    """The slice of ops from the stretch's first sketch line to its last (drops between included)."""
+    idx = [k for k, op in enumerate(ops) if st.start <= op.s < st.end and op.kind in (Kind.MATCH, Kind.NEW)]
+    return idx[0], idx[-1] + 1
+
+
+def _consumed(ops: Sequence[Op]) -> list[int]:
+    return [op.o for op in ops if op.kind in (Kind.MATCH, Kind.DROP)]
+
+
+def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]:
+    """Runs of blank lines [a, b) in o[lo:hi] (empty runs too) between two statements where
+    code at `depth` columns can start: not inside a deeper block, not between a header or an
+    open bracket and what continues it, not after a decorator."""
+    keys, lines = orig.keys, orig.lines
+    out = []
+    p = lo
+    while p <= hi:
+        a = p
+        while p < hi and not keys[p]:
+            p += 1
+        b = p
+        prev = next((x for x in range(a - 1, -1, -1) if keys[x]), None)
+        nxt = next((x for x in range(b, len(keys)) if keys[x]), None)
+        ok = nxt is None or orig.indent[nxt] <= depth
+        if ok and prev is not None:
+            code = keys[prev].split(" #")[0].rstrip()
+            if code.startswith("@") or (code.endswith(OPENS) and orig.indent[prev] >= depth):
+                ok = False
+            else:  # the statement before at our depth, or the header of the block we start
+                up = next((x for x in range(prev, -1, -1) if keys[x] and orig.indent[x] <= depth), None)
+                if up is not None and orig.indent[up] < depth and not keys[up].split(" #")[0].rstrip().endswith((":", "{")):
+                    ok = False
+        elif ok and prev is None and depth > 0:
+            ok = False
+        if ok:
+            out.append((a, b))
+        p = b + 1 if b == p and b < hi else p + 1
+        if b >= hi:
+            break
+    return out
+
+
+def _shifts(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int) -> list[int]:
+    """Offsets q such that the file has the stretch's matched lines at o[q + (j - j0)] within [lo, hi)."""
+    j0 = shown[0][1]
+    rel = [(j - j0, orig.keys[j]) for _, j in shown]
+    span = rel[-1][0]
+    return [q for q in range(lo, hi - span) if all(orig.keys[q + d] == k for d, k in rel)]
+
+
+def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int]) -> list[Op]:
+    """ops with the stretch's code placed in the gap of blank lines o[a:b]. Blank lines: the
+    sketch's own before its code, else the gap's; after it the gap's (when the sketch gave its own
+    before), else the sketch's own, else as many new ones as the gap has."""
+    seg = ops[i0:i1]
+    new = [op for op in seg if op.kind is Kind.NEW or op.kind is Kind.MATCH]  # (matches here are blank lines)
+    code = [k for k, op in enumerate(new) if sketch.lines[op.s].strip()]
+    lead, trail = code[0], len(new) - 1 - code[-1]
+    body = [Op(Kind.NEW, -1, op.s) for op in new[code[0]:code[-1] + 1]]
+    a, b = gap
+    kept_gap = [Op(Kind.COVER, x) for x in range(a, b)]
+    blank = [Op(Kind.NEW, -1, -1)]  # (s = -1: a blank line the expander adds)
+    if lead:
+        before, after = blank * lead, kept_gap or blank * trail
+    else:
+        before, after = kept_gap, blank * (trail or (b - a))
+    # the stretch's blank lines matched somewhere keep that original line where it was
+    rest = ops[:i0] + [Op(Kind.COVER, op.o) for op in seg if op.kind is Kind.MATCH] + ops[i1:]
+    rest = [op for op in rest if not (op.kind is Kind.COVER and a <= op.o < b)]
+    at = next((k for k, op in enumerate(rest) if op.o >= b), len(rest))
+    return rest[:at] + before + body + after + rest[at:]
+
+
+def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str],
+          render: Callable[[list[Op]], str], chooser: Callable[[Sequence[str]], int | None] | None,
+          notes: list[str]) -> list[Op]:
+    """ops with every stretch that no line of the file pins down placed where it fits."""
+    parts = stretches(sketch)
+    for k, st in enumerate(parts):
+        a, b = _ops_of(ops, st)
+        seg = ops[a:b]
+        shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]]
+        if any(op.kind is Kind.DROP for op in seg) or any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
+            continue  # it edits or shows a line the file has once: the alignment placed it
+        n = len(orig.lines)
+        before = _consumed(ops[:a])
+        after = _consumed(ops[b:])
+        lo = before[-1] + 1 if before else 0
+        hi = after[0] if after else n
+        text = next(sketch.lines[op.s] for op in seg if op.kind in (Kind.NEW, Kind.MATCH) and sketch.lines[op.s].strip())
+        if not shown:
+            if not st.marker_after and not st.marker_before and k == len(parts) - 1 and k == 0:
+                continue
+            if not st.marker_after and k == len(parts) - 1:
+                gaps = [(n, n)]  # no marker after the sketch's last stretch: it ends the file
+            elif not st.marker_before and k == 0:
+                gaps = [(0, 0)]
+            else:
+                gaps = _gaps(orig, lo, hi, len(indent_of(indent(text))))
+            if not gaps:
+                raise ApplyError(f"no place between the lines around it fits {text.strip()[:60]!r} "
+                                 f"(sketch line {seg[0].s + 1}): show an unchanged line right before or after it")
+            options = [_insert(ops, a, b, sketch, g) for g in gaps]
+        else:
+            shifts = _shifts(orig, shown, lo, hi)
+            if len(shifts) <= 1:
+                continue
+            options = []  # (a weak anchor: only the model's likelihood could tell, per whole text)
+            gaps = shifts
+        if len(gaps) == 1:
+            ops = options[0]
+            continue
+        what = f"{len(gaps)} places fit the new lines starting {text.strip()[:60]!r} (sketch line {seg[0].s + 1})"
+        if chooser is not None and options and len(options) <= MAX_PLACES:
+            pick = chooser([render(o) for o in options])
+            if pick is not None:
+                notes.append(f"{what}; the local model chose one")
+                ops = options[pick]
+                continue
+            raise ApplyError(f"{what} and the local model could not choose: show an unchanged line next to them")
+        raise ApplyError(f"{what}: show an unchanged line right before or after them")
+    return ops
+
+
+def whole_blank_runs(ops: list[Op], orig: Original) -> list[Op]:
+    """A run of the file's blank lines that new code would split stays whole, on the side a
+    marker keeps: the sketch's own blank lines on the side it shows are its own (new). (A sketch
+    shows `RESET = 0`, a blank line, a new line and a marker: the two blank lines before the next
+    definition stay two.)"""
+    out = list(ops)
+    k = 0
+    while k < len(out):
+        op = out[k]
+        if op.kind is not Kind.MATCH or orig.keys[op.o] or op.o + 1 >= len(orig.keys) or orig.keys[op.o + 1]:
+            k += 1
+            continue
+        # a matched blank line whose run goes on: is the rest kept after new code, under a marker?
+        nxt = k + 1
+        while nxt < len(out) and out[nxt].kind is Kind.NEW:
+            nxt += 1
+        code = any(out[x].s >= 0 for x in range(k + 1, nxt))
+        if code and nxt < len(out) and out[nxt].kind is Kind.COVER and out[nxt].o == op.o + 1:
+            out[k] = Op(Kind.NEW, -1, op.s)
+            out.insert(nxt, Op(Kind.COVER, op.o))
+        k += 1
+    return out
