@@ -41,6 +41,7 @@ STEP = 1 << 32  # offset between barrier-free stretches (see _cover)
 DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
                         r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w")
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\S")
+WORD = re.compile(r"[A-Za-z_$][\w$]*")
 IMPORT = re.compile(r"^(?:import\s|from\s+\S+\s+import\s|#include\s|use\s|const\s+\w+\s*=\s*require\()")
 
 
@@ -77,7 +78,7 @@ class Original:
     ids: dict                   # stripped line → id ("" → 0)
     at_id: dict                 # id → positions (np arrays)
     at_sig: dict                # signature → positions
-    at_head: dict               # first token → positions
+    at_word: dict               # identifier → lines that have it
     indent: np.ndarray
     blank: np.ndarray
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
@@ -90,11 +91,10 @@ def prepare(lines: list[str]) -> Original:
     o_ids = np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
     at_id: dict[int, list[int]] = {}
     at_sig: dict[tuple, list[int]] = {}
-    at_head: dict[str, list[int]] = {}
+    at_word: dict[str, list[int]] = {}
     for j, k in enumerate(keys):
-        head = TOKEN.match(k)
-        if head is not None:
-            at_head.setdefault(head.group(0), []).append(j)
+        for w in set(WORD.findall(k)):
+            at_word.setdefault(w, []).append(j)
         at_id.setdefault(int(o_ids[j]), []).append(j)
         sig = signature(k)
         if sig is not None:
@@ -102,26 +102,35 @@ def prepare(lines: list[str]) -> Original:
     blank = o_ids == 0
     del_cost = np.concatenate([[0], np.cumsum(np.where(blank, DEL_BLANK, DEL))]).astype(np.int64)
     return Original(tuple(lines), keys, counts, ids, {k: np.array(v) for k, v in at_id.items()},
-                    {k: np.array(v) for k, v in at_sig.items()}, at_head,
+                    {k: np.array(v) for k, v in at_sig.items()}, at_word,
                     np.array([len(indent_of(x)) for x in lines], dtype=np.int64), blank, del_cost)
 
 
 NONE = np.array([], dtype=np.int64)
 SIMILAR = 0.8  # a line this alike (difflib's ratio), at the same depth, edits the other
+COMMON = 200   # a name on more lines than this finds no alike line
 
 
 def _alike(orig: Original, line: str) -> np.ndarray:
-    """Original lines a new sketch line may replace as their edit: the same statement head, or
-    nearly the same text at the same depth (a renamed name)."""
+    """Original lines a new sketch line may replace as their edit: the same statement head; or,
+    at the same depth, nearly the same text (a name renamed) or the old text extended (`versions`
+    → `versions = versions`)."""
     key = line.strip()
     sig = signature(key)
     out = set(orig.at_sig.get(sig, NONE).tolist()) if sig is not None else set()
-    head = TOKEN.match(key)
-    if head is not None and not is_trivial(key):
+    if not is_trivial(key):
         depth = len(indent_of(line))
-        for j in orig.at_head.get(head.group(0), ()):
-            if j not in out and orig.indent[j] == depth and abs(len(orig.keys[j]) - len(key)) <= len(key) // 3 \
-                    and difflib.SequenceMatcher(None, orig.keys[j], key).ratio() >= SIMILAR:
+        words = set(WORD.findall(key))
+        hits: Counter = Counter()
+        for w in words:
+            if len(orig.at_word.get(w, ())) <= COMMON:
+                hits.update(orig.at_word.get(w, ()))
+        for j, shared in hits.items():
+            old = orig.keys[j]
+            if j in out or orig.indent[j] != depth or shared * 2 < len(words):
+                continue
+            if (len(old) >= 3 and key.startswith(old)) or (abs(len(old) - len(key)) <= len(key) // 3
+                                                          and difflib.SequenceMatcher(None, old, key).ratio() >= SIMILAR):
                 out.add(j)
     return np.array(sorted(out), dtype=np.int64) if out else NONE
 
@@ -199,6 +208,26 @@ def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
     return frozenset(out)
 
 
+NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
+                  r"([A-Za-z_$][\w$]*)")
+
+
+def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
+    """Original definition lines the sketch does not show but still names (a call, a comment)
+    without defining that name itself: the definition lives on, so its line is never deleted or
+    edited into another one (new code that copies an old function is not that function renamed)."""
+    written = [x.strip() for x, m in zip(sketch.lines, sketch.marker) if not m]
+    words = set(WORD.findall("\n".join(written)))
+    words -= {name.group(1) for x in written if DEFINITION.match(x) and (name := NAME.match(x))}  # (edited there)
+    shown = set(written)
+    out = np.zeros(len(orig.keys), dtype=bool)
+    for j, key in enumerate(orig.keys):
+        if key and key not in shown and DEFINITION.match(key):
+            name = NAME.match(key)
+            out[j] = name is not None and name.group(1) in words
+    return out
+
+
 def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
     sketch line once (MATCH/NEW), in output order. `banned` sketch lines may not match (they are
@@ -207,7 +236,9 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
     m = len(s)
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
     kept = np.empty((m + 1, n + 1), dtype=np.int64)
-    rows[0], kept[0] = orig.del_cost, np.concatenate([[0], np.full(n, BIG)])
+    protected = _protected(orig, sketch)
+    del_cost = orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)])
+    rows[0], kept[0] = del_cost, np.concatenate([[0], np.full(n, BIG)])
     shown = [i for i in range(m) if s[i].strip()]
     edges = {shown[0], shown[-1]} if shown else set()
     steps: list[tuple] = []
@@ -228,6 +259,7 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
             ins += PINNED if orig.counts.get(key, 0) == 1 else END
         a = prev + ins
         alike = _alike(orig, s[i]) if key and (orig.counts.get(key, 0) == 0 or i in banned) else NONE
+        alike = alike[~protected[alike]] if len(alike) else alike
         if len(alike):
             a[alike + 1] = np.minimum(a[alike + 1], prev[alike] + ALIKE)
         sid = orig.ids.get(key) if i not in banned else None
@@ -238,12 +270,12 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
                 j = anchored[i]
                 a[j + 1] = min(a[j + 1], prev[j] - MATCH)
         kept[i + 1] = a
-        rows[i + 1] = orig.del_cost + np.minimum.accumulate(a - orig.del_cost)
+        rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
         steps.append((sid, gain, ins, set(alike.tolist()), anchored.get(i, -1)))
-    return _trace(orig, sketch, rows, kept, steps)
+    return _trace(orig, sketch, rows, kept, steps, del_cost)
 
 
-def _trace(orig: Original, sketch: Sketch, rows, kept, steps) -> list[Op]:
+def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost) -> list[Op]:
     """Walk the cheapest path back. At equal cost: a match, then a new line, then an alike
     replacement; drops as few as explain the cost; a marker covers as little as it can."""
     n, m = len(orig.lines), len(sketch.lines)
@@ -265,7 +297,7 @@ def _trace(orig: Original, sketch: Sketch, rows, kept, steps) -> list[Op]:
             continue
         if after_drops:  # o[k:j] dropped after sketch line i
             k = j
-            while kept[i + 1][k] + orig.del_cost[j] - orig.del_cost[k] != target:
+            while kept[i + 1][k] + del_cost[j] - del_cost[k] != target:
                 k -= 1
             ops.extend(Op(Kind.DROP, x) for x in range(j - 1, k - 1, -1))
             j, target = k, kept[i + 1][k]

@@ -41,9 +41,13 @@ def stretches(sketch: Sketch) -> list[Stretch]:
 
 
 def _ops_of(ops: list[Op], st: Stretch) -> tuple[int, int]:
-    """The slice of ops from the stretch's first sketch line to its last (drops between included)."""
+    """The slice of ops from the stretch's first sketch line to its last, with the drops between
+    and right before it (an alike line replaced: the drop comes first)."""
     idx = [k for k, op in enumerate(ops) if st.start <= op.s < st.end and op.kind in (Kind.MATCH, Kind.NEW)]
-    return idx[0], idx[-1] + 1
+    first = idx[0]
+    while first > 0 and ops[first - 1].kind is Kind.DROP:
+        first -= 1
+    return first, idx[-1] + 1
 
 
 def _consumed(ops: Sequence[Op]) -> list[int]:

@@ -61,7 +61,7 @@ def edges_kept(d: Draft) -> str | None:
                 break
             dropped += bool(d.original[op.o].strip())
         new = sum(1 for op in ops if op.kind is Kind.NEW and op.s >= 0 and d.sketch.lines[op.s].strip())
-        if dropped > max(3, 2 * new):
+        if dropped > max(3, new):
             return (f"the sketch has no marker at its {'start' if where == 'first' else 'end'}, which would delete "
                     f"the file's {where} {dropped} lines: add a marker there to keep them")
     return None
