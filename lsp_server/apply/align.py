@@ -190,8 +190,8 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
 
 
 def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
-    """The first and last non-blank lines between markers, when the file has them and they are
-    telling: a sketch shows unchanged lines around each change, so these are context. Re-typing
+    """The first and last telling lines between markers (blank and trivial lines aside), when
+    the file has them: a sketch shows unchanged lines around each change, so these are context. Re-typing
     them (to match a copy of old code further on) costs END more, and PINNED for a line the file
     has once: it says where the stretch is."""
     out = set()
@@ -200,10 +200,9 @@ def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
         for i in order:
             if sketch.marker[i]:
                 after_marker = True
-            elif sketch.lines[i].strip() and after_marker:
+            elif not is_trivial(sketch.lines[i].strip()) and after_marker:  # (`try:` and `}` say nothing)
                 after_marker = False
-                key = sketch.lines[i].strip()
-                if orig.counts.get(key, 0) and not is_trivial(key):
+                if orig.counts.get(sketch.lines[i].strip(), 0):
                     out.add(i)
     return frozenset(out)
 
