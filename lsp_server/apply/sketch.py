@@ -51,19 +51,18 @@ def parse(text: str, original_keys: Container[str]) -> Sketch:
 IMPLIED = "\u2026"  # the text of a marker the sketch implies (see implied_markers)
 
 
-def implied_markers(sketch: Sketch, keys: Sequence[str]) -> tuple[Sketch, list[str]]:
-    """Markers a sketch forgot. One that does not start with a marker starts at the file's first
-    line, unless the first line of the file it shows (new lines may come before it) is another
-    line: then a leading marker is implied (a forgotten marker never deletes code). One that does
-    not end with a marker ends at the file's last line, unless its own last line is a line of the
-    file that the file goes on after: then a trailing marker is implied. (A sketch ending in new
-    code without a marker appends, or replaces what follows its last shown line.)"""
+def implied_markers(sketch: Sketch, keys: Sequence[str], ends: Container[str] = ("start", "end")) -> tuple[Sketch, list[str]]:
+    """Markers a sketch forgot, at the given ends. At the start: the first line of the file the
+    sketch shows (new lines may come before it) is not the file's first line. At the end: the
+    sketch's last line is a line of the file that the file goes on after. (The expander asks for
+    them where reading the sketch as it is would delete many lines: a forgotten marker never
+    deletes code.)"""
     shown = [k for k in keys if k]
     if not shown or not sketch.lines:
         return sketch, []
     lines, marker, notes = list(sketch.lines), list(sketch.marker), []
     present = set(shown)
-    if not marker[0]:
+    if not marker[0] and "start" in ends:
         first = None
         for line, is_marker in zip(lines, marker):
             if is_marker or line.strip() in present:
@@ -73,7 +72,7 @@ def implied_markers(sketch: Sketch, keys: Sequence[str]) -> tuple[Sketch, list[s
             lines.insert(0, IMPLIED)
             marker.insert(0, True)
             notes.append("the sketch starts inside the file without a marker: the lines above it are kept")
-    if not marker[-1]:
+    if not marker[-1] and "end" in ends:
         last = lines[-1].strip()
         if last in present and last != shown[-1]:
             lines.append(IMPLIED)

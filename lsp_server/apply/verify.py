@@ -50,20 +50,29 @@ def deletions_shown(d: Draft) -> str | None:
     return None
 
 
-def edges_kept(d: Draft) -> str | None:
-    """A sketch without a marker at its end reaches the file's end, so the lines after its last
-    shown line go — but not many more than the new lines it ends with: more is a forgotten
-    marker (likewise at the start)."""
-    for ops, where in ((d.ops, "first"), (d.ops[::-1], "last")):
+def edge_losses(ops: tuple[Op, ...] | list[Op], original, sketch: Sketch) -> list[str]:
+    """The edges ("start", "end") where the sketch, having no marker there, deletes more of the
+    file's lines than it writes new ones (and more than three): a forgotten marker, not a
+    deletion."""
+    out = []
+    for seq, where in ((ops, "start"), (ops[::-1], "end")):
         dropped = 0
-        for op in ops:
+        for op in seq:
             if op.kind is not Kind.DROP:
                 break
-            dropped += bool(d.original[op.o].strip())
-        new = sum(1 for op in ops if op.kind is Kind.NEW and op.s >= 0 and d.sketch.lines[op.s].strip())
+            dropped += bool(original[op.o].strip())
+        new = sum(1 for op in ops if op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip())
         if dropped > max(3, new):
-            return (f"the sketch has no marker at its {'start' if where == 'first' else 'end'}, which would delete "
-                    f"the file's {where} {dropped} lines: add a marker there to keep them")
+            out.append(where)
+    return out
+
+
+def edges_kept(d: Draft) -> str | None:
+    """A sketch without a marker at its start begins at the file's first line, and lines above
+    what it shows are deleted (likewise at the end) — but not many: see edge_losses."""
+    lost = edge_losses(d.ops, d.original, d.sketch)
+    if lost:
+        return f"the sketch has no marker at its {lost[0]}, which would delete many lines there: add a marker to keep them"
     return None
 
 
