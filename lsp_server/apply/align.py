@@ -50,6 +50,7 @@ class Kind(enum.Enum):
     MATCH = "match"    # an original line the sketch shows: kept
     NEW = "new"        # a sketch line the file does not have there
     DROP = "drop"      # an original line the sketch deletes
+    REWRITTEN = "rewritten"  # an original line of a block whose whole body the sketch wrote anew
 
 
 @dataclass(frozen=True)
@@ -121,17 +122,18 @@ def _alike(orig: Original, line: str) -> np.ndarray:
     if not is_trivial(key):
         depth = len(indent_of(line))
         words = set(WORD.findall(key))
-        hits: Counter = Counter()
-        for w in words:
-            if len(orig.at_word.get(w, ())) <= COMMON:
-                hits.update(orig.at_word.get(w, ()))
-        for j, shared in hits.items():
+        known = sorted((len(orig.at_word[w]), w) for w in words if w in orig.at_word)
+        near = {j for _, w in known[:2] for j in orig.at_word[w][:COMMON]}  # lines sharing its rarest names
+        for j in near:
             old = orig.keys[j]
-            if j in out or orig.indent[j] != depth or shared * 2 < len(words):
+            if j in out or orig.indent[j] != depth or len(words & set(WORD.findall(old))) * 2 < len(words):
                 continue
-            if (len(old) >= 3 and key.startswith(old)) or (abs(len(old) - len(key)) <= len(key) // 3
-                                                          and difflib.SequenceMatcher(None, old, key).ratio() >= SIMILAR):
+            if len(old) >= 3 and key.startswith(old):
                 out.add(j)
+            elif abs(len(old) - len(key)) <= len(key) // 3:
+                sm = difflib.SequenceMatcher(None, old, key, autojunk=False)
+                if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR:
+                    out.add(j)
     return np.array(sorted(out), dtype=np.int64) if out else NONE
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from lsp_server.apply.align import Kind, Op, Original, align, prepare
 from lsp_server.apply.errors import ApplyError
-from lsp_server.apply.place import place, whole_blank_runs
+from lsp_server.apply.place import definition_spacing, place, rewritten_blocks, whole_blank_runs
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, indent_of, learn_indentation, parse
 from lsp_server.apply.verify import Draft, edge_losses, first_failure
 from lsp_server.protocol import detect_eol, normalise_eol
@@ -102,7 +102,9 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
         return "\n".join(_render(candidate, orig, sketch, ind) + [""] * tail) + "\n"
 
     before = len(notes)
+    ops = rewritten_blocks(ops, orig, sketch, ind.convert)
     ops = whole_blank_runs(place(ops, orig, sketch, ind.convert, render_text, chooser, notes), orig)
+    ops = definition_spacing(ops, orig, sketch, ind.convert)
     if len(notes) > before:
         confidence = min(confidence, 0.8)
     result = _render(ops, orig, sketch, ind)

@@ -13,11 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import MATCH, Kind, Op, Original, reward
+import re
+from collections import Counter
+
+from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, reward
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import Sketch, indent_of
 
 MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break
+SHORT_BODY = 3  # a block body written anew this many times shorter than the old one may be an addition
+OPENER = re.compile(r"(?::|\{)\s*(?:#.*|//.*)?$")
 OPENS = (":", "{", "(", "[", ",", "\\", "=", "=>")
 
 
@@ -40,14 +45,14 @@ def stretches(sketch: Sketch) -> list[Stretch]:
     return out
 
 
-def _ops_of(ops: list[Op], st: Stretch) -> tuple[int, int]:
+def _ops_of(ops: list[Op], st: Stretch, at: dict[int, int]) -> tuple[int, int]:
     """The slice of ops from the stretch's first sketch line to its last, with the drops between
-    and right before it (an alike line replaced: the drop comes first)."""
-    idx = [k for k, op in enumerate(ops) if st.start <= op.s < st.end and op.kind in (Kind.MATCH, Kind.NEW)]
-    first = idx[0]
+    and right before it (an alike line replaced: the drop comes first); at: sketch line → op."""
+    idx = [at[i] for i in range(st.start, st.end) if i in at]
+    first = min(idx)
     while first > 0 and ops[first - 1].kind is Kind.DROP:
         first -= 1
-    return first, idx[-1] + 1
+    return first, max(idx) + 1
 
 
 def _consumed(ops: Sequence[Op]) -> list[int]:
@@ -123,8 +128,9 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
           notes: list[str]) -> list[Op]:
     """ops with every stretch that no line of the file pins down placed where it fits."""
     parts = stretches(sketch)
+    at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
     for k, st in enumerate(parts):
-        a, b = _ops_of(ops, st)
+        a, b = _ops_of(ops, st, at)
         seg = ops[a:b]
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]]
         if any(op.kind is Kind.DROP for op in seg) or any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
@@ -138,7 +144,11 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         if not shown:
             if not st.marker_after and not st.marker_before and k == len(parts) - 1 and k == 0:
                 continue
-            if not st.marker_after and k == len(parts) - 1:
+            imports = [i for i in range(st.start, st.end) if sketch.lines[i].strip()]
+            if all(IMPORT.match(sketch.lines[i].strip()) for i in imports) and _import_end(orig) is not None:
+                end = _import_end(orig)  # new imports alone: after the file's first run of imports
+                gaps = [(end, end)]
+            elif not st.marker_after and k == len(parts) - 1:
                 gaps = [(n, n)]  # no marker after the sketch's last stretch: it ends the file
             elif not st.marker_before and k == 0:
                 gaps = [(0, 0)]
@@ -156,6 +166,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             gaps = shifts
         if len(gaps) == 1:
             ops = options[0]
+            at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
             continue
         what = f"{len(gaps)} places fit the new lines starting {text.strip()[:60]!r} (sketch line {seg[0].s + 1})"
         if chooser is not None and options and len(options) <= MAX_PLACES:
@@ -163,6 +174,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             if pick is not None:
                 notes.append(f"{what}; the local model chose one")
                 ops = options[pick]
+                at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
                 continue
             raise ApplyError(f"{what} and the local model could not choose: show an unchanged line next to them")
         raise ApplyError(f"{what}: show an unchanged line right before or after them")
@@ -190,4 +202,125 @@ def whole_blank_runs(ops: list[Op], orig: Original) -> list[Op]:
             out[k] = Op(Kind.NEW, -1, op.s)
             out.insert(nxt, Op(Kind.COVER, op.o))
         k += 1
+    return out
+
+
+def _import_end(orig: Original) -> int | None:
+    """The line after the last import of the file's first run of top-level imports."""
+    first = next((j for j, k in enumerate(orig.keys) if orig.indent[j] == 0 and IMPORT.match(k)), None)
+    if first is None:
+        return None
+    end = first
+    for j in range(first, len(orig.keys)):
+        if orig.keys[j] and orig.indent[j] == 0:
+            if not IMPORT.match(orig.keys[j]):
+                break
+            end = j + 1
+    return end
+
+
+def _block_end(orig: Original, j: int) -> int:
+    """The last line of the block opened at original line j (by indentation; a closing bracket
+    at the opener's depth belongs to it)."""
+    depth, end = orig.indent[j], j
+    for x in range(j + 1, len(orig.keys)):
+        if not orig.keys[x]:
+            continue
+        if orig.indent[x] <= depth:
+            if orig.indent[x] == depth and orig.keys[x][0] in "}])":
+                end = x
+            break
+        end = x
+    return end
+
+
+def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
+    """A block whose header the sketch shows (as it is, or edited), followed only by new lines
+    deeper than the header and then a marker no deeper than the header: the sketch wrote the
+    block's whole body anew, and the old body goes. (A marker indented inside the body stands for
+    the rest of the body instead, and a body line the sketch shows keeps the rest too.) A new body
+    much shorter than the old one may be an addition at its start: refused."""
+    out = list(ops)
+    k = 0
+    while k < len(out):
+        op = out[k]
+        j = op.o if op.kind is Kind.MATCH else out[k - 1].o if op.kind is Kind.NEW and k and out[k - 1].kind is Kind.DROP else -1
+        if j < 0 or op.s < 0 or not OPENER.search(orig.keys[j]) or op.s + 1 >= len(sketch.lines):
+            k += 1
+            continue
+        depth = len(indent_of(indent(sketch.lines[op.s])))
+        body, x = [], k + 1
+        while x < len(out) and out[x].kind is Kind.NEW:
+            body.append(out[x])
+            x += 1
+        code = [b for b in body if b.s >= 0 and sketch.lines[b.s].strip()]
+        after = code[-1].s + 1 if code else -1
+        while 0 <= after < len(sketch.lines) and not sketch.lines[after].strip():
+            after += 1
+        deeper = all(len(indent_of(indent(sketch.lines[b.s]))) > depth or sketch.lines[b.s].strip()[:1] in "}])"
+                     for b in code)
+        if not code or not deeper or not (0 <= after < len(sketch.lines) and sketch.marker[after]) \
+                or len(indent_of(sketch.lines[after])) > len(indent_of(sketch.lines[op.s])) \
+                or x >= len(out) or out[x].kind is not Kind.COVER or out[x].o != j + 1:
+            k += 1
+            continue
+        end = _block_end(orig, j)
+        old = sum(1 for y in range(j + 1, end + 1) if orig.keys[y])
+        if old and len(code) * SHORT_BODY < old:
+            raise ApplyError(f"the sketch writes {len(code)} line(s) after {sketch.lines[op.s].strip()[:60]!r} (its line "
+                             f"{op.s + 1}) and then a marker: it may replace the {old}-line block or add to it; show "
+                             "the block's first unchanged line, or put the marker inside the block")
+        y = x
+        while y < len(out) and out[y].kind is Kind.COVER and out[y].o <= end:
+            out[y] = Op(Kind.REWRITTEN, out[y].o)
+            y += 1
+        k = y
+    return out
+
+
+def _blank_lines_before_definitions(orig: Original) -> dict[int, int]:
+    """depth → how many blank lines the file commonly puts before a definition at that depth
+    (after other code at that depth or deeper, not as a block's first line)."""
+    seen: dict[int, Counter] = {}
+    blank = 0
+    prev = None
+    for j, key in enumerate(orig.keys):
+        if not key:
+            blank += 1
+            continue
+        if prev is not None and (DEFINITION.match(key) or key.startswith("@")) and not orig.keys[prev].startswith(("@", "#", "//")) \
+                and not OPENER.search(orig.keys[prev]) and orig.indent[prev] >= orig.indent[j]:
+            seen.setdefault(int(orig.indent[j]), Counter())[blank] += 1
+        blank, prev = 0, j
+    return {d: c.most_common(1)[0][0] for d, c in seen.items()}
+
+
+def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
+    """A new definition (or its decorator) right after code a marker keeps, at its depth or
+    deeper, gets at least as many blank lines before it as the file puts before its definitions
+    at that depth; so does a new top-level statement after a kept definition's body. Where the
+    sketch shows the line before, its own blank lines stand."""
+    usual = _blank_lines_before_definitions(orig)
+    out: list[Op] = []
+    prev_line, prev_kind, top, blanks = None, None, "", 0
+    for op in ops:
+        line = (orig.lines[op.o] if op.kind in (Kind.COVER, Kind.MATCH) else
+                indent(sketch.lines[op.s]) if op.kind is Kind.NEW and op.s >= 0 else "" if op.kind is Kind.NEW else None)
+        if line is None:
+            out.append(op)
+            continue
+        key = line.strip()
+        if key and op.kind is Kind.NEW and prev_kind is Kind.COVER:
+            depth, pk = len(indent_of(line)), prev_line.strip()
+            starts = (DEFINITION.match(key) or key.startswith("@")) and len(indent_of(prev_line)) >= depth
+            after_body = depth == 0 and len(indent_of(prev_line)) > 0 and DEFINITION.match(top) and key[:1] not in "}])"
+            if (starts or after_body) and not pk.startswith(("@", "#", "//")) and not OPENER.search(pk):
+                out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
+        if key:
+            prev_line, prev_kind, blanks = line, op.kind, 0
+            if not line[:1].isspace():
+                top = key
+        else:
+            blanks += 1
+        out.append(op)
     return out
