@@ -119,7 +119,7 @@ def _alike(orig: Original, line: str) -> np.ndarray:
     key = line.strip()
     sig = signature(key)
     out = set(orig.at_sig.get(sig, NONE).tolist()) if sig is not None else set()
-    if not is_trivial(key):
+    if not is_trivial(key) and not IMPORT.match(key):  # (an import next to another is a new import)
         depth = len(indent_of(line))
         words = set(WORD.findall(key))
         known = sorted((len(orig.at_word[w]), w) for w in words if w in orig.at_word)

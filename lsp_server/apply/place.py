@@ -21,7 +21,8 @@ from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import Sketch, indent_of
 
 MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break
-SHORT_BODY = 3  # a block body written anew this many times shorter than the old one may be an addition
+# a body ending so cannot have had the old body after it
+TERMINAL = re.compile(r"^(?:return|raise|throw|panic\(|continue\b|break\b|yield\b|os\.Exit\(|sys\.exit\()")
 OPENER = re.compile(r"(?::|\{)\s*(?:#.*|//.*)?$")
 OPENS = (":", "{", "(", "[", ",", "\\", "=", "=>")
 
@@ -238,8 +239,9 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
     """A block whose header the sketch shows (as it is, or edited), followed only by new lines
     deeper than the header and then a marker no deeper than the header: the sketch wrote the
     block's whole body anew, and the old body goes. (A marker indented inside the body stands for
-    the rest of the body instead, and a body line the sketch shows keeps the rest too.) A new body
-    much shorter than the old one may be an addition at its start: refused."""
+    the rest of the body instead, and a body line the sketch shows keeps the rest too.) Unless the
+    new body ends the block (`return`, `raise`...) or rewrites a definition in at least half as
+    many lines, it may as well be an addition at the block's start: refused."""
     out = list(ops)
     k = 0
     while k < len(out):
@@ -266,7 +268,9 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
             continue
         end = _block_end(orig, j)
         old = sum(1 for y in range(j + 1, end + 1) if orig.keys[y])
-        if old and len(code) * SHORT_BODY < old:
+        ends = [sketch.lines[b.s].strip() for b in code if sketch.lines[b.s].strip()[:1] not in "}])"]
+        final = bool(ends) and TERMINAL.match(ends[-1]) is not None
+        if old and not final and not (DEFINITION.match(orig.keys[j]) and len(code) * 2 >= old):
             raise ApplyError(f"the sketch writes {len(code)} line(s) after {sketch.lines[op.s].strip()[:60]!r} (its line "
                              f"{op.s + 1}) and then a marker: it may replace the {old}-line block or add to it; show "
                              "the block's first unchanged line, or put the marker inside the block")
