@@ -146,9 +146,9 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             if not st.marker_after and not st.marker_before and k == len(parts) - 1 and k == 0:
                 continue
             imports = [i for i in range(st.start, st.end) if sketch.lines[i].strip()]
-            if all(IMPORT.match(sketch.lines[i].strip()) for i in imports) and _import_end(orig) is not None:
-                end = _import_end(orig)  # new imports alone: after the file's first run of imports
-                gaps = [(end, end)]
+            if all(IMPORT.match(sketch.lines[i].strip()) for i in imports) and _import_run(orig):
+                at = _import_place(orig, sketch.lines[imports[0]].strip())  # new imports alone
+                gaps = [(at, at)]
             elif not st.marker_after and k == len(parts) - 1:
                 gaps = [(n, n)]  # no marker after the sketch's last stretch: it ends the file
             elif not st.marker_before and k == 0:
@@ -206,18 +206,30 @@ def whole_blank_runs(ops: list[Op], orig: Original) -> list[Op]:
     return out
 
 
-def _import_end(orig: Original) -> int | None:
-    """The line after the last import of the file's first run of top-level imports."""
-    first = next((j for j, k in enumerate(orig.keys) if orig.indent[j] == 0 and IMPORT.match(k)), None)
-    if first is None:
-        return None
-    end = first
-    for j in range(first, len(orig.keys)):
-        if orig.keys[j] and orig.indent[j] == 0:
-            if not IMPORT.match(orig.keys[j]):
-                break
-            end = j + 1
-    return end
+def _import_run(orig: Original) -> list[int]:
+    """The file's first run of top-level imports (their lines; blank lines and comments between
+    them do not end it)."""
+    run: list[int] = []
+    for j, key in enumerate(orig.keys):
+        if not key or orig.indent[j] or key.startswith(("#", "//")):
+            continue
+        if IMPORT.match(key):
+            run.append(j)
+        elif run:
+            break
+    return run
+
+
+def _import_place(orig: Original, line: str) -> int:
+    """Where a new import goes in the file's first run of imports: a `__future__` import first;
+    where the run is in sorted order, where the order puts it; else after the run."""
+    run = _import_run(orig)
+    if "__future__" in line:
+        return run[0]
+    keys = [orig.keys[j].lower() for j in run if "__future__" not in orig.keys[j]]
+    if keys == sorted(keys):
+        return next((j for j in run if "__future__" not in orig.keys[j] and orig.keys[j].lower() > line.lower()), run[-1] + 1)
+    return run[-1] + 1
 
 
 def _block_end(orig: Original, j: int) -> int:
