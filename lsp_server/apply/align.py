@@ -42,6 +42,8 @@ DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+
                         r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w")
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\S")
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
+SELF = ("self", "this", "cls")
+ASSIGNED = re.compile(r"^(?:(?:export\s+)?(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=[^=]")
 IMPORT = re.compile(r"^(?:import\s|from\s+\S+\s+import\s|#include\s|use\s|const\s+\w+\s*=\s*require\()")
 
 
@@ -63,11 +65,26 @@ class Op:
 @lru_cache(maxsize=16384)
 def signature(key: str) -> tuple[str, ...] | None:
     """The head two lines share when one edits the other: the first two tokens when the second
-    is a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike."""
+    is a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike;
+    `self.`/`this.` does not count as the name (`if self.match_text()` and `if self.match_tag()`
+    test different things)."""
     if is_trivial(key) or IMPORT.match(key) or key.startswith(("#", "//", "/*", "*")):
         return None
-    toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:3]]
-    return tuple(toks[:2]) if len(toks) > 1 and (toks[1][0].isalpha() or toks[1][0] in "_$") else tuple(toks)
+    toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:6]]
+    if len(toks) > 3 and toks[1] in SELF and toks[2] == ".":
+        return tuple(toks[:4])
+    return tuple(toks[:2]) if len(toks) > 1 and (toks[1][0].isalpha() or toks[1][0] in "_$") else tuple(toks[:3])
+
+
+def strip_comment(key: str, comment: str) -> str:
+    """A stripped line without its trailing comment (a marker outside quotes, after a space)."""
+    at = key.find(" " + comment)
+    while at >= 0:
+        before = key[:at]
+        if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
+            return before.rstrip()
+        at = key.find(" " + comment, at + 1)
+    return key
 
 
 @dataclass(frozen=True)
@@ -80,12 +97,14 @@ class Original:
     at_id: dict                 # id → positions (np arrays)
     at_sig: dict                # signature → positions
     at_word: dict               # identifier → lines that have it
+    at_bare: dict               # stripped line without its trailing comment → lines, where the comment made a difference
+    comment: str                # the file's line comment
     indent: np.ndarray
     blank: np.ndarray
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
 
 
-def prepare(lines: list[str]) -> Original:
+def prepare(lines: list[str], comment: str = "#") -> Original:
     keys = tuple(x.strip() for x in lines)
     counts = Counter(keys)
     ids: dict[str, int] = {"": 0}
@@ -93,7 +112,10 @@ def prepare(lines: list[str]) -> Original:
     at_id: dict[int, list[int]] = {}
     at_sig: dict[tuple, list[int]] = {}
     at_word: dict[str, list[int]] = {}
+    at_bare: dict[str, list[int]] = {}
     for j, k in enumerate(keys):
+        if comment in k and (bare := strip_comment(k, comment)) != k:
+            at_bare.setdefault(bare, []).append(j)
         for w in set(WORD.findall(k)):
             at_word.setdefault(w, []).append(j)
         at_id.setdefault(int(o_ids[j]), []).append(j)
@@ -103,7 +125,7 @@ def prepare(lines: list[str]) -> Original:
     blank = o_ids == 0
     del_cost = np.concatenate([[0], np.cumsum(np.where(blank, DEL_BLANK, DEL))]).astype(np.int64)
     return Original(tuple(lines), keys, counts, ids, {k: np.array(v) for k, v in at_id.items()},
-                    {k: np.array(v) for k, v in at_sig.items()}, at_word,
+                    {k: np.array(v) for k, v in at_sig.items()}, at_word, at_bare, comment,
                     np.array([len(indent_of(x)) for x in lines], dtype=np.int64), blank, del_cost)
 
 
@@ -112,7 +134,7 @@ SIMILAR = 0.8  # a line this alike (difflib's ratio), at the same depth, edits t
 COMMON = 200   # a name on more lines than this finds no alike line
 
 
-def _alike(orig: Original, line: str) -> np.ndarray:
+def alike_lines(orig: Original, line: str) -> np.ndarray:
     """Original lines a new sketch line may replace as their edit: the same statement head; or,
     at the same depth, nearly the same text (a name renamed) or the old text extended (`versions`
     → `versions = versions`)."""
@@ -220,6 +242,7 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     written = [x.strip() for x, m in zip(sketch.lines, sketch.marker) if not m]
     words = set(WORD.findall("\n".join(written)))
     words -= {name.group(1) for x in written if DEFINITION.match(x) and (name := NAME.match(x))}  # (edited there)
+    words -= {m.group(1) for x in written if (m := ASSIGNED.match(x))}  # (or defined anew)
     shown = set(written)
     out = np.zeros(len(orig.keys), dtype=bool)
     for j, key in enumerate(orig.keys):
@@ -259,7 +282,9 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
         if i in ends:
             ins += PINNED if orig.counts.get(key, 0) == 1 else END
         a = prev + ins
-        alike = _alike(orig, s[i]) if key and (orig.counts.get(key, 0) == 0 or i in banned) else NONE
+        alike = alike_lines(orig, s[i]) if key and (orig.counts.get(key, 0) == 0 or i in banned) else NONE
+        if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
+            alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
         alike = alike[~protected[alike]] if len(alike) else alike
         if len(alike):
             a[alike + 1] = np.minimum(a[alike + 1], prev[alike] + ALIKE)

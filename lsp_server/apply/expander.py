@@ -11,8 +11,11 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from pathlib import Path
+
 from lsp_server.apply.align import Kind, Op, Original, align, prepare
 from lsp_server.apply.errors import ApplyError
+from lsp_server.apply.markers import LINE_COMMENT
 from lsp_server.apply.place import definition_spacing, place, rewritten_blocks, whole_blank_runs
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, indent_of, learn_indentation, parse
 from lsp_server.apply.verify import Draft, edge_losses, first_failure
@@ -72,7 +75,7 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
     while tail < len(lines) and not lines[len(lines) - 1 - tail].strip():
         tail += 1
     body = lines[: len(lines) - tail]
-    orig = prepare(body)
+    orig = prepare(body, LINE_COMMENT.get(Path(path).suffix.lower(), "#"))
     sketch = parse(sketch_text, orig.counts)
     if not any(x.strip() for x in sketch.lines):
         raise ApplyError("the sketch is empty")
@@ -103,7 +106,7 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
 
     before = len(notes)
     ops = rewritten_blocks(ops, orig, sketch, ind.convert)
-    ops = whole_blank_runs(place(ops, orig, sketch, ind.convert, render_text, chooser, notes), orig)
+    ops = whole_blank_runs(place(ops, orig, sketch, ind.convert, render_text, chooser, notes), orig, sketch)
     ops = definition_spacing(ops, orig, sketch, ind.convert)
     if len(notes) > before:
         confidence = min(confidence, 0.8)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import re
 from collections import Counter
 
-from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, reward
+from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, reward
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import Sketch, indent_of
 
@@ -134,8 +134,17 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         a, b = _ops_of(ops, st, at)
         seg = ops[a:b]
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]]
-        if any(op.kind is Kind.DROP for op in seg) or any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
-            continue  # it edits or shows a line the file has once: the alignment placed it
+        if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
+            continue  # it shows a line the file has once: the alignment placed it
+        edits = [seg[x + 1] for x in range(len(seg) - 1) if seg[x].kind is Kind.DROP and seg[x + 1].kind is Kind.NEW]
+        if edits and not shown:  # edits of alike lines with no context: each must have one candidate
+            for op in edits:
+                count = len(alike_lines(orig, sketch.lines[op.s]))
+                if count > 1:
+                    raise ApplyError(f"the new line {sketch.lines[op.s].strip()[:60]!r} (sketch line {op.s + 1}) has no line "
+                                     f"of context and could replace any of {count} lines of the file: show an unchanged "
+                                     "line next to it")
+            continue
         n = len(orig.lines)
         before = _consumed(ops[:a])
         after = _consumed(ops[b:])
@@ -147,8 +156,8 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 continue
             imports = [i for i in range(st.start, st.end) if sketch.lines[i].strip()]
             if all(IMPORT.match(sketch.lines[i].strip()) for i in imports) and _import_run(orig):
-                at = _import_place(orig, sketch.lines[imports[0]].strip())  # new imports alone
-                gaps = [(at, at)]
+                spot = _import_place(orig, sketch.lines[imports[0]].strip())  # new imports alone
+                gaps = [(spot, spot)]
             elif not st.marker_after and k == len(parts) - 1:
                 gaps = [(n, n)]  # no marker after the sketch's last stretch: it ends the file
             elif not st.marker_before and k == 0:
@@ -182,26 +191,34 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
     return ops
 
 
-def whole_blank_runs(ops: list[Op], orig: Original) -> list[Op]:
-    """A run of the file's blank lines that new code would split stays whole, on the side a
-    marker keeps: the sketch's own blank lines on the side it shows are its own (new). (A sketch
-    shows `RESET = 0`, a blank line, a new line and a marker: the two blank lines before the next
-    definition stay two.)"""
-    out = list(ops)
+def whole_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
+    """A run of the file's blank lines that new code would split, or take from the code a marker
+    keeps, stays whole on the side the marker keeps: the sketch's own blank lines on the side it
+    shows are its own (new). (A sketch shows `RESET = 0`, a blank line, a new line and a marker:
+    the two blank lines before the next definition stay two. A marker, new code, a blank line and
+    context: the blank line after the kept code stays there, before the new code.)"""
+    return _whole_runs(_whole_runs(list(ops), orig, sketch, 1)[::-1], orig, sketch, -1)[::-1]
+
+
+def _whole_runs(out: list[Op], orig: Original, sketch: Sketch, step: int) -> list[Op]:
+    """whole_blank_runs in one direction (step -1: over the reversed ops)."""
     k = 0
     while k < len(out):
-        op = out[k]
-        if op.kind is not Kind.MATCH or orig.keys[op.o] or op.o + 1 >= len(orig.keys) or orig.keys[op.o + 1]:
+        r = k
+        while r < len(out) and out[r].kind is Kind.MATCH and not orig.keys[out[r].o] \
+                and (r == k or out[r].o == out[r - 1].o + step):
+            r += 1
+        if r == k:
             k += 1
             continue
-        # a matched blank line whose run goes on: is the rest kept after new code, under a marker?
-        nxt = k + 1
+        nxt = r  # the run out[k:r] of matched blank lines; then new code; then what a marker keeps?
         while nxt < len(out) and out[nxt].kind is Kind.NEW:
             nxt += 1
-        code = any(out[x].s >= 0 for x in range(k + 1, nxt))
-        if code and nxt < len(out) and out[nxt].kind is Kind.COVER and out[nxt].o == op.o + 1:
-            out[k] = Op(Kind.NEW, -1, op.s)
-            out.insert(nxt, Op(Kind.COVER, op.o))
+        code = any(out[x].s >= 0 and sketch.lines[out[x].s].strip() for x in range(r, nxt))
+        if code and nxt < len(out) and out[nxt].kind is Kind.COVER and out[nxt].o == out[r - 1].o + step:
+            run = out[k:r]
+            out[k:nxt] = [Op(Kind.NEW, -1, op.s) for op in run] + out[r:nxt] + [Op(Kind.COVER, op.o) for op in run]
+            k = nxt
         k += 1
     return out
 

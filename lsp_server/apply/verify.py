@@ -85,8 +85,8 @@ def no_context_copied(d: Draft) -> str | None:
     written = Counter(x.strip() for x, m in zip(d.sketch.lines, d.sketch.marker) if not m)
     where = {op.o: k for k, op in enumerate(d.ops) if op.kind is Kind.COVER}
     for k, op in enumerate(d.ops):
-        if op.kind is not Kind.NEW or op.s < 0:
-            continue
+        if op.kind is not Kind.NEW or op.s < 0 or (k and d.ops[k - 1].kind is Kind.DROP):
+            continue  # (a line written in place of an alike one edits it)
         key = d.sketch.lines[op.s].strip()
         if counts.get(key) != 1 or written[key] > 1 or is_trivial(key) or len(key) <= 3:
             continue
