@@ -132,6 +132,7 @@ def prepare(lines: list[str], comment: str = "#") -> Original:
 NONE = np.array([], dtype=np.int64)
 SIMILAR = 0.8  # a line this alike (difflib's ratio), at the same depth, edits the other
 COMMON = 200   # a name on more lines than this finds no alike line
+SHORT = 12     # shorter lines are too alike by chance (`def b():`, `def d():`)
 
 
 def alike_lines(orig: Original, line: str) -> np.ndarray:
@@ -152,7 +153,7 @@ def alike_lines(orig: Original, line: str) -> np.ndarray:
                 continue
             if len(old) >= 3 and key.startswith(old):
                 out.add(j)
-            elif abs(len(old) - len(key)) <= len(key) // 3:
+            elif len(key) >= SHORT and abs(len(old) - len(key)) <= len(key) // 3:
                 sm = difflib.SequenceMatcher(None, old, key, autojunk=False)
                 if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR:
                     out.add(j)

@@ -137,14 +137,12 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
             continue  # it shows a line the file has once: the alignment placed it
         edits = [seg[x + 1] for x in range(len(seg) - 1) if seg[x].kind is Kind.DROP and seg[x + 1].kind is Kind.NEW]
-        if edits and not shown:  # edits of alike lines with no context: each must have one candidate
-            for op in edits:
-                count = len(alike_lines(orig, sketch.lines[op.s]))
-                if count > 1:
-                    raise ApplyError(f"the new line {sketch.lines[op.s].strip()[:60]!r} (sketch line {op.s + 1}) has no line "
-                                     f"of context and could replace any of {count} lines of the file: show an unchanged "
-                                     "line next to it")
-            continue
+        if edits and not shown:
+            if all(len(alike_lines(orig, sketch.lines[op.s])) == 1 for op in edits):
+                continue  # edits with no context, each of the one line of the file like it
+            # several lines are like one it writes: nothing says it edits this one; it is new code
+            ops = ops[:a] + [Op(Kind.COVER, op.o) if op.kind is Kind.DROP else op for op in seg] + ops[b:]
+            seg = ops[a:b]
         n = len(orig.lines)
         before = _consumed(ops[:a])
         after = _consumed(ops[b:])
@@ -178,7 +176,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             ops = options[0]
             at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
             continue
-        what = f"{len(gaps)} places fit the new lines starting {text.strip()[:60]!r} (sketch line {seg[0].s + 1})"
+        what = f"{len(gaps)} places fit the new lines starting {text.strip()[:60]!r} (sketch line {st.start + 1})"
         if chooser is not None and options and len(options) <= MAX_PLACES:
             pick = chooser([render(o) for o in options])
             if pick is not None:
@@ -297,7 +295,9 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
             continue
         end = _block_end(orig, j)
         old = sum(1 for y in range(j + 1, end + 1) if orig.keys[y])
-        ends = [sketch.lines[b.s].strip() for b in code if sketch.lines[b.s].strip()[:1] not in "}])"]
+        top = min(len(indent_of(sketch.lines[b.s])) for b in code)  # the body's own statements
+        ends = [sketch.lines[b.s].strip() for b in code
+                if len(indent_of(sketch.lines[b.s])) == top and sketch.lines[b.s].strip()[:1] not in "}])"]
         final = bool(ends) and TERMINAL.match(ends[-1]) is not None
         if old and not final and not (DEFINITION.match(orig.keys[j]) and len(code) * 2 >= old):
             raise ApplyError(f"the sketch writes {len(code)} line(s) after {sketch.lines[op.s].strip()[:60]!r} (its line "

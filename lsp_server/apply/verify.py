@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import Kind, Op
+from lsp_server.apply.align import DEFINITION, Kind, Op
 from lsp_server.apply.sketch import Sketch, is_trivial
 
 
@@ -76,27 +76,59 @@ def edges_kept(d: Draft) -> str | None:
     return None
 
 
+NEAR = 3  # non-blank lines: how close to the sketch's stretch a marker's copy of its line is "next to" it
+
+
 def no_context_copied(d: Draft) -> str | None:
-    """A line the file has once, written anew by the sketch right next to a marker that also keeps
-    it (no line the sketch shows between the two copies): the sketch meant it as context, and the
-    result would have it twice. (New code that copies a line from elsewhere in the file, with
-    shown lines between the copies, is not refused.)"""
+    """A line the file has once, written anew by the sketch while the marker right before or after
+    its stretch keeps the same line within NEAR lines of the stretch: the sketch meant it as
+    context (or moved it), and the result would have it twice. (A new definition copying a line
+    of the one next to it is not refused.)"""
     counts = Counter(x.strip() for x in d.original)
     written = Counter(x.strip() for x, m in zip(d.sketch.lines, d.sketch.marker) if not m)
-    where = {op.o: k for k, op in enumerate(d.ops) if op.kind is Kind.COVER}
+    markers = [i for i, m in enumerate(d.sketch.marker) if m]
+    cover = {op.o: (k, op.s) for k, op in enumerate(d.ops) if op.kind is Kind.COVER}
     for k, op in enumerate(d.ops):
         if op.kind is not Kind.NEW or op.s < 0 or (k and d.ops[k - 1].kind is Kind.DROP):
             continue  # (a line written in place of an alike one edits it)
         key = d.sketch.lines[op.s].strip()
         if counts.get(key) != 1 or written[key] > 1 or is_trivial(key) or len(key) <= 3:
             continue
-        j = d.original.index(next(x for x in d.original if x.strip() == key))
-        kept = where.get(j)
-        if kept is not None and not any(x.kind is Kind.MATCH and d.original[x.o].strip()
-                                        for x in d.ops[min(k, kept) + 1:max(k, kept)]):
+        j = next(x for x, line in enumerate(d.original) if line.strip() == key)
+        if j not in cover:
+            continue
+        at, marker = cover[j]
+        before = max((i for i in markers if i < op.s), default=None)
+        after = min((i for i in markers if i > op.s), default=None)
+        if marker not in (before, after):
+            continue
+        # non-blank lines between the copy the marker keeps and the edge of its coverage by the stretch
+        span = d.ops[at + 1:] if marker == before else d.ops[:at][::-1]
+        gap = 0
+        for x in span:
+            if x.kind is not Kind.COVER or x.s != marker:
+                break
+            gap += bool(d.original[x.o].strip())
+        if gap < NEAR and not _in_new_definition(d, op.s):
             return (f"the sketch writes {key[:60]!r} (its line {op.s + 1}) anew next to a marker that keeps the same "
                     f"line (original line {j + 1}): show it once, as context, or show the lines around it")
     return None
+
+
+def _in_new_definition(d: Draft, i: int) -> bool:
+    """Is sketch line i inside a definition whose header the sketch writes anew?"""
+    new = {op.s for op in d.ops if op.kind is Kind.NEW}
+    depth = len(d.sketch.lines[i]) - len(d.sketch.lines[i].lstrip())
+    for x in range(i - 1, -1, -1):
+        line = d.sketch.lines[x]
+        if d.sketch.marker[x]:
+            return False
+        width = len(line) - len(line.lstrip())
+        if line.strip() and width < depth:
+            if DEFINITION.match(line.strip()):
+                return x in new
+            depth = width
+    return False
 
 
 def parses(d: Draft) -> str | None:
