@@ -101,7 +101,7 @@ def _shifts(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int) -> l
     return [q for q in range(lo, hi - span) if all(orig.keys[q + d] == k for d, k in rel)]
 
 
-def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int]) -> list[Op]:
+def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int], orig: Original) -> list[Op]:
     """ops with the stretch's code placed in the gap of blank lines o[a:b]. Blank lines: the
     sketch's own before its code, else the gap's; after it the gap's (when the sketch gave its own
     before), else the sketch's own, else as many new ones as the gap has."""
@@ -117,11 +117,40 @@ def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int
         before, after = blank * lead, kept_gap or blank * trail
     else:
         before, after = kept_gap, blank * (trail or (b - a))
+    if a == 0:  # the file's start: no blank lines above the code
+        before, after = [], kept_gap + (blank * trail if not kept_gap else [])
+    if a == len(orig.keys):  # the file's end: none below it
+        after = []
     # the stretch's blank lines matched somewhere keep that original line where it was
-    rest = ops[:i0] + [Op(Kind.COVER, op.o) for op in seg if op.kind is Kind.MATCH] + ops[i1:]
+    rest = ops[:i0] + [Op(Kind.COVER, op.o) for op in seg if op.kind in (Kind.MATCH, Kind.COVER)] + ops[i1:]
     rest = [op for op in rest if not (op.kind is Kind.COVER and a <= op.o < b)]
     at = next((k for k, op in enumerate(rest) if op.o >= b), len(rest))
     return rest[:at] + before + body + after + rest[at:]
+
+
+EDIT_RUN = 3  # alike lines edited in a row with no telling line of the file after them before a marker
+
+
+def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch) -> None:
+    """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of
+    the file's lines, with fewer than two telling lines of the file after them, may as well add
+    those lines before the ones it would edit: refused (context after an edit says which)."""
+    if not st.marker_after:
+        return
+    edits = shown = 0
+    for x in range(len(seg) - 1, -1, -1):
+        op = seg[x]
+        if op.kind is Kind.MATCH and reward(orig, orig.keys[op.o]) > 0:
+            shown += 1  # two lines of the file (or one it has once) after the edits say they are edits
+            if shown == 2 or reward(orig, orig.keys[op.o]) >= MATCH:
+                break
+        if op.kind is Kind.DROP and x + 1 < len(seg) and seg[x + 1].kind is Kind.NEW:
+            edits += 1
+    if edits >= EDIT_RUN:
+        first = next(op.s for op in seg if op.kind is Kind.NEW)
+        raise ApplyError(f"the sketch's lines before its marker at line {st.end + 1} may replace original lines or be "
+                         f"new lines added before them (nothing the file has follows them; see its line {first + 1}): "
+                         "show an unchanged line after the change")
 
 
 def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str],
@@ -135,6 +164,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         seg = ops[a:b]
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]]
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
+            _check_trailing_edits(seg, orig, sketch, st)
             continue  # it shows a line the file has once: the alignment placed it
         edits = [seg[x + 1] for x in range(len(seg) - 1) if seg[x].kind is Kind.DROP and seg[x + 1].kind is Kind.NEW]
         if edits and not shown:
@@ -165,7 +195,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             if not gaps:
                 raise ApplyError(f"no place between the lines around it fits {text.strip()[:60]!r} "
                                  f"(sketch line {seg[0].s + 1}): show an unchanged line right before or after it")
-            options = [_insert(ops, a, b, sketch, g) for g in gaps]
+            options = [_insert(ops, a, b, sketch, g, orig) for g in gaps]
         else:
             shifts = _shifts(orig, shown, lo, hi)
             if len(shifts) <= 1:

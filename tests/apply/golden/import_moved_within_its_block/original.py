@@ -1,9 +1,0 @@
-"""Doc."""
-import collections
-import functools
-import datetime as dt
-import inspect
-
-
-def f():
-    return 1
