@@ -142,7 +142,8 @@ def alike_lines(orig: Original, line: str) -> np.ndarray:
     key = line.strip()
     sig = signature(key)
     out = set(orig.at_sig.get(sig, NONE).tolist()) if sig is not None else set()
-    if not is_trivial(key) and not IMPORT.match(key):  # (an import next to another is a new import)
+    if not is_trivial(key) and not IMPORT.match(key) and not DEFINITION.match(key):
+        # (an import next to another is a new import; a definition of another name, a new one)
         depth = len(indent_of(line))
         words = set(WORD.findall(key))
         known = sorted((len(orig.at_word[w]), w) for w in words if w in orig.at_word)
@@ -253,10 +254,41 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     return out
 
 
-def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) -> list[Op]:
+OPENS_BLOCK = re.compile(r"(?::|\{|=>\s*\{?)\s*$")
+
+
+def _in_new_blocks(orig: Original, sketch: Sketch) -> tuple[frozenset[int], frozenset[int]]:
+    """Sketch lines inside a block whose opening line the file has in no form (not as it is, not
+    alike): the body of a new definition, which edits no line of another block; and the brackets
+    closing such blocks, which are no closing bracket of the file's."""
+    out: set[int] = set()
+    closers: set[int] = set()
+    stack: list[tuple[int, bool]] = []  # (depth, new?) of the openers around the line
+    for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
+        if is_marker:
+            stack = []
+            continue
+        key = line.strip()
+        if not key:
+            continue
+        depth = len(indent_of(line))
+        while stack and stack[-1][0] >= depth:
+            if stack[-1][0] == depth and stack[-1][1] and key[:1] in "}])":
+                closers.add(i)
+            stack.pop()
+        if any(new for _, new in stack):
+            out.add(i)
+        if OPENS_BLOCK.search(key):
+            new = orig.counts.get(key, 0) == 0 and not len(alike_lines(orig, line))
+            stack.append((depth, new))
+    return frozenset(out), frozenset(closers)
+
+
+def align(orig: Original, sketch: Sketch, edits: bool = True) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
-    sketch line once (MATCH/NEW), in output order. `banned` sketch lines may not match (they are
-    new code that happens to repeat a line of the file)."""
+    sketch line once (MATCH/NEW), in output order. edits=False: no line edits an alike one (the
+    stricter reading, when the first does not verify: new code like the code before it)."""
+    banned: frozenset[int] = frozenset()
     n, s, marker = len(orig.lines), sketch.lines, sketch.marker
     m = len(s)
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
@@ -268,6 +300,9 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
     edges = {shown[0], shown[-1]} if shown else set()
     steps: list[tuple] = []
     anchored = _unique_in_context(orig, sketch)
+    in_new, closers = _in_new_blocks(orig, sketch)
+    if not edits:
+        in_new = frozenset()
     ends = _stretch_ends(orig, sketch)
     for i in range(m):
         prev = rows[i]
@@ -278,22 +313,22 @@ def align(orig: Original, sketch: Sketch, banned: frozenset[int] = frozenset()) 
             steps.append((width, empty))
             continue
         key = s[i].strip()
-        gain = reward(orig, key) if i not in banned else 0
+        gain = reward(orig, key)
         ins = (2 if not key else INS) + (gain if orig.counts.get(key, 0) == 1 else MATCH if i in anchored else 0)
         if i in ends:
             ins += PINNED if orig.counts.get(key, 0) == 1 else END
         a = prev + ins
-        alike = alike_lines(orig, s[i]) if key and (orig.counts.get(key, 0) == 0 or i in banned) else NONE
-        if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
+        alike = alike_lines(orig, s[i]) if key and edits and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
+        if edits and key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
             alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
         alike = alike[~protected[alike]] if len(alike) else alike
         if len(alike):
             a[alike + 1] = np.minimum(a[alike + 1], prev[alike] + ALIKE)
-        sid = orig.ids.get(key) if i not in banned else None
+        sid = orig.ids.get(key) if i not in closers else None
         hits = orig.at_id.get(sid) if sid is not None else None
         if hits is not None:
             a[hits + 1] = np.minimum(a[hits + 1], prev[hits] - gain)
-            if i in anchored and i not in banned:
+            if i in anchored:
                 j = anchored[i]
                 a[j + 1] = min(a[j + 1], prev[j] - MATCH)
         kept[i + 1] = a

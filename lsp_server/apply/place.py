@@ -155,21 +155,30 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
 
 def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str],
           render: Callable[[list[Op]], str], chooser: Callable[[Sequence[str]], int | None] | None,
-          notes: list[str]) -> list[Op]:
-    """ops with every stretch that no line of the file pins down placed where it fits."""
+          notes: list[str], edge_edits: bool = True) -> tuple[list[Op], bool]:
+    """ops with every stretch that no line of the file pins down placed where it fits, and
+    whether a stretch at an edge of the sketch with no line of context was read as edits of the
+    lines at the file's edge (edge_edits=False reads it as new code there instead: the second
+    reading, when the first does not verify)."""
+    edge_edited = False
     parts = stretches(sketch)
     at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
     for k, st in enumerate(parts):
         a, b = _ops_of(ops, st, at)
         seg = ops[a:b]
-        shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]]
+        shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and reward(orig, orig.keys[op.o]) > 0]
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
             _check_trailing_edits(seg, orig, sketch, st)
             continue  # it shows a line the file has once: the alignment placed it
         edits = [seg[x + 1] for x in range(len(seg) - 1) if seg[x].kind is Kind.DROP and seg[x + 1].kind is Kind.NEW]
+        edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
         if edits and not shown:
-            if all(len(alike_lines(orig, sketch.lines[op.s])) == 1 for op in edits):
-                continue  # edits with no context, each of the one line of the file like it
+            written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
+            if edge and edge_edits:
+                edge_edited = True
+                continue  # edits at the file's edge
+            if len(written) == len(edits) and all(len(alike_lines(orig, sketch.lines[op.s])) == 1 for op in edits):
+                continue  # only edits, each of the one line of the file like it
             # several lines are like one it writes: nothing says it edits this one; it is new code
             ops = ops[:a] + [Op(Kind.COVER, op.o) if op.kind is Kind.DROP else op for op in seg] + ops[b:]
             seg = ops[a:b]
@@ -216,7 +225,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 continue
             raise ApplyError(f"{what} and the local model could not choose: show an unchanged line next to them")
         raise ApplyError(f"{what}: show an unchanged line right before or after them")
-    return ops
+    return ops, edge_edited
 
 
 def whole_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
@@ -239,11 +248,14 @@ def _whole_runs(out: list[Op], orig: Original, sketch: Sketch, step: int) -> lis
         if r == k:
             k += 1
             continue
-        nxt = r  # the run out[k:r] of matched blank lines; then new code; then what a marker keeps?
+        # the run out[k:r] of matched blank lines; then new code (with no blank line of the
+        # sketch's own before what follows); then what a marker keeps?
+        nxt = r
         while nxt < len(out) and out[nxt].kind is Kind.NEW:
             nxt += 1
         code = any(out[x].s >= 0 and sketch.lines[out[x].s].strip() for x in range(r, nxt))
-        if code and nxt < len(out) and out[nxt].kind is Kind.COVER and out[nxt].o == out[r - 1].o + step:
+        own_blank = nxt > r and (out[nxt - 1].s < 0 or not sketch.lines[out[nxt - 1].s].strip())
+        if code and not own_blank and nxt < len(out) and out[nxt].kind is Kind.COVER and out[nxt].o == out[r - 1].o + step:
             run = out[k:r]
             out[k:nxt] = [Op(Kind.NEW, -1, op.s) for op in run] + out[r:nxt] + [Op(Kind.COVER, op.o) for op in run]
             k = nxt

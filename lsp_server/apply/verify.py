@@ -50,6 +50,26 @@ def deletions_shown(d: Draft) -> str | None:
     return None
 
 
+def markers_stand_for_code(d: Draft) -> str | None:
+    """A marker that stands for no line of the file, next to a stretch that deletes lines: the
+    alignment took the lines the marker was written for (the sketch moved code, or its marker is
+    misplaced)."""
+    covering = {op.s for op in d.ops if op.kind is Kind.COVER}
+    marks = [i for i, m in enumerate(d.sketch.marker) if m]
+    for x, i in enumerate(marks):
+        if i in covering or i in (0, len(d.sketch.lines) - 1):
+            continue
+        lo = marks[x - 1] if x else -1
+        hi = marks[x + 1] if x + 1 < len(marks) else len(d.sketch.lines)
+        shown = [k for k, op in enumerate(d.ops) if lo < op.s < hi and op.kind in (Kind.MATCH, Kind.NEW)]
+        span = d.ops[shown[0]:shown[-1] + 1] if shown else []
+        if any(op.kind is Kind.DROP and d.original[op.o].strip() and not (y + 1 < len(span) and span[y + 1].kind is Kind.NEW)
+               for y, op in enumerate(span)):  # (a line replaced by an alike one is an edit)
+            return (f"the marker at sketch line {i + 1} stands for no line of the file while lines of the file are "
+                    "deleted next to it: show the lines around the deletion, or put the marker where code is kept")
+    return None
+
+
 def edge_losses(ops: tuple[Op, ...] | list[Op], original, sketch: Sketch) -> list[str]:
     """The edges ("start", "end") where the sketch, having no marker there, deletes more of the
     file's lines than it writes new ones (and more than three): a forgotten marker, not a
@@ -145,7 +165,7 @@ def parses(d: Draft) -> str | None:
     return None
 
 
-CHECKS = (deletions_shown, edges_kept, no_context_copied, parses)
+CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied, parses)
 
 
 def first_failure(d: Draft) -> str | None:

@@ -1,0 +1,156 @@
+"""One test per row of the sketch contract (docs/sketch-contract.md), in Python and in a
+curly-brace language (JavaScript). Each case: the row, the file, the sketch, and the exact
+result or a piece of the refusal's reason."""
+import pytest
+
+from lsp_server.apply import ApplyError, expand
+
+PY_CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+JS_CALC = ("function add(a, b) {\n  return a + b;\n}\n\nfunction mul(a, b) {\n  return a * b;\n}\n\n"
+           "module.exports = { add, mul };\n")
+PY_SUB = "\n\ndef subtract(a, b):\n    return a - b\n"
+JS_SUB = "\nfunction sub(a, b) {\n  return a - b;\n}\n"
+PY4 = "import os\n\n\ndef f(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\ndef g():\n    return 0\n"
+HEAD_PY = '"""A module."""\nimport re\nimport sys\nimport json\nimport math\n'
+HEAD_JS = "'use strict';\nconst a1 = 1;\nconst a2 = 2;\nconst a3 = 3;\nconst a4 = 4;\n"
+JS4 = ("const fs = require('fs');\n\nfunction f(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\n"
+       "function g() {\n  return 0;\n}\n")
+
+CASES = [
+    # 1. no marker, starting at the file's first line: the whole new file
+    ("whole_file", "m.py", PY4, "import os\n\n\ndef g():\n    return 1\n", "import os\n\n\ndef g():\n    return 1\n"),
+    ("whole_file", "m.js", JS4, "const fs = require('fs');\n\nfunction g() {\n  return 1;\n}\n",
+     "const fs = require('fs');\n\nfunction g() {\n  return 1;\n}\n"),
+    # 2. no marker, both edges lines from the middle of the file: a fragment, the rest stays
+    ("fragment", "m.py", PY4, "    a = x + 1\n    b = a * 3\n    return b\n", PY4.replace("a * 2", "a * 3")),
+    ("fragment", "m.js", JS4, "  const a = x + 1;\n  const b = a * 3;\n  return b;\n", JS4.replace("a * 2", "a * 3")),
+    # 3. no marker, much shorter than the file and ending in new code: nobody can tell
+    ("no_marker_unclear", "m.py", PY4 * 3, "    return b\nh = 1\n", "no markers"),
+    ("no_marker_unclear", "m.js", JS4 * 3, "  return b;\nconst h = 1;\n", "no markers"),
+    # 4. only a leading marker: the new code ends the file (appends)
+    ("leading_marker_appends", "calc.py", PY_CALC, "# ... existing code ..." + PY_SUB, PY_CALC + PY_SUB),
+    ("leading_marker_appends", "calc.js", JS_CALC,
+     "// ... existing code ...\n" + JS_SUB + "\nmodule.exports = { add, mul, sub };\n",
+     JS_CALC.replace("module.exports = { add, mul };\n", JS_SUB.lstrip("\n") + "\nmodule.exports = { add, mul, sub };\n")),
+    # 5. the file's first lines shown, then a marker, then new code: the marker stands for the middle
+    ("first_lines_then_marker", "calc.py", PY_CALC, "def add(a, b):\n    return a + b\n# ... existing code ..." + PY_SUB,
+     PY_CALC + PY_SUB),
+    ("first_lines_then_marker", "calc.js", JS_CALC,
+     "function add(a, b) {\n  return a + b;\n}\n// ... existing code ...\n" + JS_SUB + "\nmodule.exports = { add, mul, sub };\n",
+     JS_CALC.replace("module.exports = { add, mul };\n", JS_SUB.lstrip("\n") + "\nmodule.exports = { add, mul, sub };\n")),
+    # 6. only a trailing marker: the sketch replaces the head of the file
+    ("trailing_marker_replaces_head", "m.py", PY4, "import os\nimport sys\n# ... existing code ...\n",
+     PY4.replace("import os\n", "import os\nimport sys\n")),
+    ("trailing_marker_replaces_head", "m.js", JS4, "const fs = require('fs');\nconst path = require('path');\n// ... existing code ...\n",
+     JS4.replace("const fs = require('fs');\n", "const fs = require('fs');\nconst path = require('path');\n")),
+    # 7. no leading marker and a large head not shown: the forgotten marker is implied (nothing deleted)
+    ("forgotten_leading_marker", "m.py", HEAD_PY + PY4, "def f(x):\n    a = x + 1\n    b = a * 3\n# ... existing code ...\n",
+     HEAD_PY + PY4.replace("a * 2", "a * 3")),
+    ("forgotten_leading_marker", "m.js", HEAD_JS + JS4,
+     "function f(x) {\n  const a = x + 1;\n  const b = a * 3;\n// ... existing code ...\n", HEAD_JS + JS4.replace("a * 2", "a * 3")),
+    # ... while a few lines above the sketch's first line are deleted as the planner's rules say
+    ("head_deleted_without_leading_marker", "m.py", PY4, "def f(x):\n    a = x + 1\n# ... existing code ...\n",
+     PY4.replace("import os\n\n\n", "")),
+    ("head_deleted_without_leading_marker", "m.js", JS4, "function f(x) {\n  const a = x + 1;\n// ... existing code ...\n",
+     JS4.replace("const fs = require('fs');\n\n", "")),
+    # 8. a marker between shown lines stands for the lines between them
+    ("middle_marker", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    # ... existing code ...\n    return b + 1\n# ... existing code ...\n",
+     PY4.replace("return b", "return b + 1")),
+    ("middle_marker", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  // ... existing code ...\n  return b + 1;\n}\n// ... existing code ...\n",
+     JS4.replace("return b;", "return b + 1;")),
+    # 9. a marker's indentation never deletes: a column-0 marker right after a method's first lines keeps the rest
+    ("marker_indentation_keeps_code", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    a = x + 2\n# ... existing code ...\n",
+     PY4.replace("x + 1", "x + 2")),
+    ("marker_indentation_keeps_code", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = x + 2;\n// ... existing code ...\n",
+     JS4.replace("x + 1", "x + 2")),
+    # 10. a shown line is the file's line, kept as the file has it (its indentation, its trailing
+    # spaces when the sketch has them too); without the file's trailing comment it is an edit
+    ("shown_line_is_the_files", "m.py", PY4.replace("b = a * 2", "b = a * 2  # double"),
+     "# ... existing code ...\n    b = a * 2\n    return b * 3\n# ... existing code ...\n",
+     PY4.replace("return b\n", "return b * 3\n", 1)),
+    ("shown_line_is_the_files", "m.js", JS4,
+     "// ... existing code ...\n    const a = x + 1;\n    const b = a * 2;\n    return b * 3;\n// ... existing code ...\n",
+     JS4.replace("return b;", "return b * 3;")),
+    # 11. deletion only by adjacency: the lines between two shown lines go
+    ("deletion_by_adjacency", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    a = x + 1\n    return b\n# ... existing code ...\n",
+     PY4.replace("    b = a * 2\n", "")),
+    ("deletion_by_adjacency", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return b;\n// ... existing code ...\n",
+     JS4.replace("  const b = a * 2;\n", "")),
+    # 12. a new line in place of an alike line edits it
+    ("alike_line_edited", "m.py", PY4, "# ... existing code ...\n    b = a * 2\n    return b, a\n\n\ndef g():\n# ... existing code ...\n",
+     PY4.replace("return b\n", "return b, a\n")),
+    ("alike_line_edited", "m.js", JS4, "// ... existing code ...\n  const b = a * 2;\n  return b + a;\n}\n// ... existing code ...\n",
+     JS4.replace("return b;", "return b + a;")),
+    # 13. new lines between shown lines go there, in the file's indentation
+    ("new_lines_between_shown_lines", "m.py", PY4.replace("    ", "\t"),
+     "# ... existing code ...\n    a = x + 1\n    print(a)\n    b = a * 2\n# ... existing code ...\n",
+     PY4.replace("    ", "\t").replace("\ta = x + 1\n", "\ta = x + 1\n\tprint(a)\n")),
+    ("new_lines_between_shown_lines", "m.js", JS4,
+     "// ... existing code ...\n  const a = x + 1;\n  console.log(a);\n  const b = a * 2;\n// ... existing code ...\n",
+     JS4.replace("  const a = x + 1;\n", "  const a = x + 1;\n  console.log(a);\n")),
+    # 14. a block body written anew replaces the old one when it ends the block
+    ("block_body_rewritten", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    return (x + 1) * 2\n# ... existing code ...\n",
+     PY4.replace("    a = x + 1\n    b = a * 2\n    return b\n", "    return (x + 1) * 2\n")),
+    ("block_body_rewritten", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  return (x + 1) * 2;\n}\n// ... existing code ...\n",
+     JS4.replace("  const a = x + 1;\n  const b = a * 2;\n  return b;\n", "  return (x + 1) * 2;\n")),
+    # ... and is refused when it may as well be an addition at the block's start
+    ("block_body_or_addition", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    log(x)\n# ... existing code ...\n",
+     "may replace the 3-line block or add to it"),
+    ("block_body_or_addition", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  log(x);\n// ... existing code ...\n",
+     "may replace the"),
+    # 15. new code alone between markers: the one place that fits, else the model, else a refusal
+    ("floating_code_ambiguous", "m.py", PY4 + "\n\ndef h():\n    return 3\n",
+     "# ... existing code ...\n\n\ndef k():\n    return 4\n\n\n# ... existing code ...\n", "places fit the new lines"),
+    ("floating_code_ambiguous", "m.js", JS4 + "\nfunction h() {\n  return 3;\n}\n",
+     "// ... existing code ...\n\nfunction k() {\n  return 4;\n}\n\n// ... existing code ...\n", "places fit the new lines"),
+    ("floating_import", "m.py", "import json\nimport os\n\n\nx = 1\n", "# ... existing code ...\nimport math\n# ... existing code ...\n",
+     "import json\nimport math\nimport os\n\n\nx = 1\n"),
+    ("floating_import", "m.js", "import a from 'a';\nimport c from 'c';\n\nconst x = 1;\n",
+     "// ... existing code ...\nimport b from 'b';\n// ... existing code ...\n", "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nconst x = 1;\n"),
+    # 16. a stretch whose lines the file has in several places together: refused
+    ("weak_anchor_ambiguous", "m.py", "def f():\n    x = 1\n    return x\n\n\ndef g():\n    x = 1\n    return x\n",
+     "# ... existing code ...\n    x = 1\n    y = 2\n    return x\n# ... existing code ...\n", "places fit"),
+    ("weak_anchor_ambiguous", "m.js", "function f() {\n  let x = 1;\n  return x;\n}\n\nfunction g() {\n  let x = 1;\n  return x;\n}\n",
+     "// ... existing code ...\n  let x = 1;\n  let y = 2;\n  return x;\n// ... existing code ...\n", "places fit"),
+    # 17. a new definition copying the one above it is new code; the one above stays
+    ("copy_of_the_definition_above", "m.py", PY4,
+     "# ... existing code ...\n    return b\n\n\ndef f2(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\ndef g():\n# ... existing code ...\n",
+     PY4.replace("    return b\n\n\n", "    return b\n\n\ndef f2(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\n", 1)),
+    ("copy_of_the_definition_above", "m.js", JS4,
+     "// ... existing code ...\n  return b;\n}\n\nfunction f2(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\nfunction g() {\n// ... existing code ...\n",
+     JS4.replace("  return b;\n}\n\n", "  return b;\n}\n\nfunction f2(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\n", 1)),
+    # 18. a marker that stands for nothing next to a deletion: refused
+    ("empty_marker_beside_deletion", "m.py", "a = 1\nb = 2\nc = 3\nd = 4\n", "a = 1\n# ...\nb = 2\nd = 40\n",
+     "stands for no line of the file"),
+    ("empty_marker_beside_deletion", "m.js", "let a = 1;\nlet b = 2;\nlet c = 3;\nlet d = 4;\n",
+     "let a = 1;\n// ...\nlet b = 2;\nlet d = 40;\n", "stands for no line of the file"),
+    # 19. the result must parse at least as well as the original
+    ("result_must_parse", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    a = (x + 1\n    b = a * 2\n# ... existing code ...\n",
+     "would not parse"),
+    ("result_must_parse", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = (x + 1;\n  const b = a * 2;\n// ... existing code ...\n",
+     "would not parse"),
+    # 20. a line of the file re-typed next to a marker that keeps it: refused
+    ("context_line_copied", "m.py", "x = 1\ny = 2\nz = 3\n", "# ... existing code ...\nz = 3\ny = 2\n",
+     "anew next to a marker that keeps the same line"),
+    ("context_line_copied", "m.js", "let x = 1;\nlet y = 2;\nlet z = 3;\n", "// ... existing code ...\nlet z = 3;\nlet y = 2;\n",
+     "anew next to a marker that keeps the same line"),
+    # 21. a new definition right after kept code gets the file's blank lines before definitions
+    ("definition_spacing", "m.py", PY4, "# ... existing code ...\ndef h():\n    return 2\n", PY4 + "\n\ndef h():\n    return 2\n"),
+    ("definition_spacing", "m.js", JS4, "// ... existing code ...\nfunction h() {\n  return 2;\n}\n", JS4 + "\nfunction h() {\n  return 2;\n}\n"),
+]
+
+
+@pytest.mark.parametrize("row,path,original,sketch,want", CASES, ids=[f"{c[0]}-{c[1].rsplit('.', 1)[1]}" for c in CASES])
+def test_contract_row(row, path, original, sketch, want):
+    if want.endswith("\n"):
+        assert expand(original, sketch, path).text == want
+    else:
+        with pytest.raises(ApplyError, match=want):
+            expand(original, sketch, path)
+
+
+def test_every_row_has_a_python_and_a_curly_brace_case():
+    langs: dict[str, set[str]] = {}
+    for row, path, *_ in CASES:
+        langs.setdefault(row, set()).add(path.rsplit(".", 1)[1])
+    assert all(v == {"py", "js"} for v in langs.values()), langs
