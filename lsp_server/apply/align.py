@@ -288,7 +288,6 @@ def align(orig: Original, sketch: Sketch, edits: bool = True) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
     sketch line once (MATCH/NEW), in output order. edits=False: no line edits an alike one (the
     stricter reading, when the first does not verify: new code like the code before it)."""
-    banned: frozenset[int] = frozenset()
     n, s, marker = len(orig.lines), sketch.lines, sketch.marker
     m = len(s)
     rows = np.empty((m + 1, n + 1), dtype=np.int64)

@@ -64,7 +64,7 @@ def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]
     """Runs of blank lines [a, b) in o[lo:hi] (empty runs too) between two statements where
     code at `depth` columns can start: not inside a deeper block, not between a header or an
     open bracket and what continues it, not after a decorator."""
-    keys, lines = orig.keys, orig.lines
+    keys = orig.keys
     out = []
     p = lo
     while p <= hi:
@@ -167,6 +167,8 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         a, b = _ops_of(ops, st, at)
         seg = ops[a:b]
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and reward(orig, orig.keys[op.o]) > 0]
+        if not any(op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip() for op in seg):
+            continue  # nothing new to place (`]` alone after a marker is the file's)
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
             _check_trailing_edits(seg, orig, sketch, st)
             continue  # it shows a line the file has once: the alignment placed it

@@ -64,9 +64,9 @@ def implied_markers(sketch: Sketch, keys: Sequence[str], ends: Container[str] = 
     present = set(shown)
     if not marker[0] and "start" in ends:
         first = None
-        for line, is_marker in zip(lines, marker):
-            if is_marker or line.strip() in present:
-                first = None if is_marker else line.strip()
+        for line, marked in zip(lines, marker):
+            if marked or line.strip() in present:
+                first = None if marked else line.strip()
                 break
         if first is not None and first != shown[0]:
             lines.insert(0, IMPLIED)
