@@ -28,7 +28,7 @@ import enum
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -96,12 +96,42 @@ class Original:
     ids: dict                   # stripped line → id ("" → 0)
     at_id: dict                 # id → positions (np arrays)
     at_sig: dict                # signature → positions
-    at_word: dict               # identifier → lines that have it
     at_bare: dict               # stripped line without its trailing comment → lines, where the comment made a difference
     comment: str                # the file's line comment
     indent: np.ndarray
     blank: np.ndarray
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
+
+    @cached_property
+    def alike_cache(self) -> dict:
+        """(stripped line, depth) → alike_lines' answer (asked again by each reading)."""
+        return {}
+
+    @cached_property
+    def words(self) -> list[frozenset[str]]:
+        """Per line, the names on it."""
+        return [frozenset(WORD.findall(k)) for k in self.keys]
+
+    @cached_property
+    def _word_lines(self) -> dict[str, list[int]]:
+        return {}
+
+    def index_words(self, wanted: set[str]) -> None:
+        """Make lines_with() answer for these names: one pass over the lines for all of them."""
+        todo = wanted - self._word_lines.keys()
+        if not todo:
+            return
+        found: dict[str, list[int]] = {w: [] for w in todo}
+        for j, ws in enumerate(self.words):
+            for w in ws & todo:
+                found[w].append(j)
+        self._word_lines.update(found)
+
+    def lines_with(self, word: str) -> list[int]:
+        """The lines that have the name."""
+        if word not in self._word_lines:
+            self.index_words({word})
+        return self._word_lines[word]
 
 
 def prepare(lines: list[str], comment: str = "#") -> Original:
@@ -111,13 +141,10 @@ def prepare(lines: list[str], comment: str = "#") -> Original:
     o_ids = np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
     at_id: dict[int, list[int]] = {}
     at_sig: dict[tuple, list[int]] = {}
-    at_word: dict[str, list[int]] = {}
     at_bare: dict[str, list[int]] = {}
     for j, k in enumerate(keys):
         if comment in k and (bare := strip_comment(k, comment)) != k:
             at_bare.setdefault(bare, []).append(j)
-        for w in set(WORD.findall(k)):
-            at_word.setdefault(w, []).append(j)
         at_id.setdefault(int(o_ids[j]), []).append(j)
         sig = signature(k)
         if sig is not None:
@@ -125,7 +152,7 @@ def prepare(lines: list[str], comment: str = "#") -> Original:
     blank = o_ids == 0
     del_cost = np.concatenate([[0], np.cumsum(np.where(blank, DEL_BLANK, DEL))]).astype(np.int64)
     return Original(tuple(lines), keys, counts, ids, {k: np.array(v) for k, v in at_id.items()},
-                    {k: np.array(v) for k, v in at_sig.items()}, at_word, at_bare, comment,
+                    {k: np.array(v) for k, v in at_sig.items()}, at_bare, comment,
                     np.array([len(indent_of(x)) for x in lines], dtype=np.int64), blank, del_cost)
 
 
@@ -136,6 +163,14 @@ SHORT = 12     # shorter lines are too alike by chance (`def b():`, `def d():`)
 
 
 def alike_lines(orig: Original, line: str) -> np.ndarray:
+    key = (line.strip(), len(indent_of(line)))
+    found = orig.alike_cache.get(key)
+    if found is None:
+        found = orig.alike_cache[key] = _alike_lines(orig, line)
+    return found
+
+
+def _alike_lines(orig: Original, line: str) -> np.ndarray:
     """Original lines a new sketch line may replace as their edit: the same statement head; or,
     at the same depth, nearly the same text (a name renamed) or the old text extended (`versions`
     → `versions = versions`)."""
@@ -146,11 +181,11 @@ def alike_lines(orig: Original, line: str) -> np.ndarray:
         # (an import next to another is a new import; a definition of another name, a new one)
         depth = len(indent_of(line))
         words = set(WORD.findall(key))
-        known = sorted((len(orig.at_word[w]), w) for w in words if w in orig.at_word)
-        near = {j for _, w in known[:2] for j in orig.at_word[w][:COMMON]}  # lines sharing its rarest names
+        known = sorted((len(found), w) for w in words if (found := orig.lines_with(w)))
+        near = {j for _, w in known[:2] for j in orig.lines_with(w)[:COMMON]}  # lines sharing its rarest names
         for j in near:
             old = orig.keys[j]
-            if j in out or orig.indent[j] != depth or len(words & set(WORD.findall(old))) * 2 < len(words):
+            if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
                 continue
             if len(old) >= 3 and key.startswith(old):
                 out.add(j)
@@ -298,6 +333,7 @@ def align(orig: Original, sketch: Sketch, edits: bool = True) -> list[Op]:
     shown = [i for i in range(m) if s[i].strip()]
     edges = {shown[0], shown[-1]} if shown else set()
     steps: list[tuple] = []
+    orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
     anchored = _unique_in_context(orig, sketch)
     in_new, closers = _in_new_blocks(orig, sketch)
     if not edits:

@@ -1,5 +1,5 @@
-"""tree-sitter facts: error counts (the expander, next-edit checks) and where definitions end;
-and Python's own parser, which is stricter about indentation than tree-sitter's grammar."""
+"""tree-sitter error counts (the expander, next-edit checks), and Python's own parser, which is
+stricter about indentation than tree-sitter's grammar, on the statements a change touches."""
 from __future__ import annotations
 
 import ast
@@ -24,7 +24,7 @@ def parser_for(path: str):
     return Parser(g[0])
 
 
-@lru_cache(maxsize=4)  # block_end asks about one original many times (str hashes are cached)
+@lru_cache(maxsize=4)  # one original is asked about by each reading (str hashes are cached)
 def _tree(path: str, text: str):
     parser = parser_for(path)
     return None if parser is None else parser.parse(text.encode("utf-8"))
@@ -44,6 +44,7 @@ def error_count(path: str, text: str, empty_blocks: bool = True) -> int | None:
     return count
 
 
+@lru_cache(maxsize=8)  # an original is asked about by each reading
 def python_parses(text: str) -> bool:
     """Does CPython's parser take the text? tree-sitter's Python grammar accepts a block's lines
     at a depth no block opened (typing_extensions: a method's body left under comments after the
@@ -55,28 +56,6 @@ def python_parses(text: str) -> bool:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
     return True
-
-
-def statement_starts(path: str, text: str) -> frozenset[int]:
-    """0-based lines where a statement starts at the top level (column 0) or directly in the body
-    of a top-level class (its members but the first, which keeps the `class` line company),
-    comments aside (a comment may sit inside a function at any column), or none without a
-    grammar. A result is parsed in pieces cut at such lines."""
-    tree = _tree(path, text)
-    if tree is None:
-        return frozenset()
-    out = set()
-    for node in tree.root_node.children:
-        if node.type == "comment" or node.start_point[1] != 0:
-            continue
-        out.add(node.start_point[0])
-        definition = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
-        if definition is not None and definition.type == "class_definition":
-            body = definition.child_by_field_name("body")
-            members = [m for m in (body.children if body is not None else ()) if m.type != "comment"
-                       and m.start_point[0] > definition.start_point[0]]
-            out.update(m.start_point[0] for m in members[1:])  # the first stays with the `class` line
-    return frozenset(out)
 
 
 def _captures(path: str, tree, node_type: str) -> list:
@@ -105,61 +84,58 @@ def count_errors(root) -> int:
     return count
 
 
-def block_end(path: str, text: str, line: int, column: int = 0) -> int | None:
-    """Last line (0-based) of the largest multi-line node that starts on `line` (a def, class,
-    if-block...), or None without a grammar or such node."""
-    tree = _tree(path, text)
-    if tree is None:
-        return None
-    best = None
-    node = tree.root_node.descendant_for_point_range((line, column), (line, column))
-    # climb from the leaf at the line start to the largest ancestor still starting on that line
-    while node is not None:
-        # (not a Python `block`: it starts at its first statement, and is its parent's body)
-        if node.start_point[0] == line and node.end_point[0] > line and node.type not in ("block", "module"):
-            best = node
-        elif node.start_point[0] < line:
-            break
-        node = node.parent
-    if best is None:
-        return None
-    end = best.end_point[0]
-    return end - 1 if best.end_point[1] == 0 else end
-
-
-def string_lines(path: str, text: str) -> frozenset[int]:
-    """0-based lines inside a multi-line string literal after its first (a docstring's body and
-    closing line), or none without a grammar."""
-    tree = _tree(path, text)
-    if tree is None:
-        return frozenset()
-    return frozenset(k for node in _captures(path, tree, "string")
-                     for k in range(node.start_point[0] + 1, node.end_point[0] + 1))
-
-
-FUNCTION_OPENER = re.compile(r"^(?:async\s+)?def\s")
-# a one-line string literal (prefixes, either quote, escapes)
+TRIPLE = re.compile(r"\"\"\"|\'\'\'")
 STRING = re.compile(r"""[rRbBuUfF]*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+FOLLOWS = re.compile(r"^(?:else|elif|except|finally|case)\b|^[)\]}]")  # lines that continue the statement above
+PIECE = 150  # a top-level class longer than this is cut at its members
 
 
-def code_of(line: str) -> str:
-    """A line's code: one-line strings emptied, the comment cut off."""
-    return STRING.sub('""', line).split("#", 1)[0]
-
-
-def enclosing_functions(lines: Sequence[str]) -> list[int | None]:
-    """Per line, the indentation of the `def` whose body holds it (by indentation), or None at
-    module or class level (and for blank lines). One pass: the lines that open around each line
-    form a stack, innermost last."""
-    out: list[int | None] = []
-    stack: list[tuple[int, bool]] = []  # (indentation, is a def) of the lines enclosing the current one
-    for line in lines:
-        if not line.strip():
-            out.append(None)
-            continue
-        width = len(line) - len(line.lstrip())
-        while stack and stack[-1][0] >= width:
-            stack.pop()
-        out.append(next((w for w, is_def in reversed(stack) if is_def), None))
-        stack.append((width, bool(FUNCTION_OPENER.match(line.strip()))))
+def python_pieces(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """The top-level statements of Python source as [start, end) line ranges (decorators with
+    what they decorate; a long class cut at its members), found by a scan of brackets, triple
+    quotes and indentation — cheap, and only a way to parse less: a piece that does not compile
+    is checked again whole."""
+    starts, depth, quote, prev_open = [], 0, None, False
+    for i, line in enumerate(lines):
+        if quote is None and depth == 0 and not prev_open and line[:1] not in ("", " ", "\t", "#") \
+                and not FOLLOWS.match(line) and not (starts and lines[starts[-1]].startswith("@") and i == starts[-1] + 1):
+            starts.append(i)
+        body = line
+        if quote is not None:
+            at = body.find(quote)
+            if at < 0:
+                continue
+            body, quote = body[at + 3:], None
+        if "'" in body or '"' in body:
+            body = STRING.sub('""', body)
+            for m in TRIPLE.finditer(body):
+                quote = m.group(0) if quote is None else None
+        code = body.split("#", 1)[0] if "#" in body else body
+        if any(c in code for c in "()[]{}"):
+            depth = max(0, depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"))
+        prev_open = code.rstrip().endswith("\\")
+    bounds = list(zip(starts, starts[1:] + [len(lines)]))
+    out = []
+    for a, b in bounds:
+        if b - a > PIECE and lines[a].startswith("class "):
+            members = [i for i in range(a + 1, b) if lines[i][:4] == "    " and lines[i][4:5] not in (" ", "\t", "#", "")
+                       and not FOLLOWS.match(lines[i][4:])]
+            cuts = [a] + [m for m in members[1:] if not lines[m - 1].strip().startswith("@")] + [b]
+            out.extend(zip(cuts, cuts[1:]))
+        else:
+            out.append((a, b))
     return out
+
+
+def python_changed_parse(lines: Sequence[str], changed: set[int]) -> bool:
+    """Do the top-level statements holding changed lines compile (a class member alone, under a
+    stand-in `class _:`)? A False is checked again on the whole file."""
+    for a, b in python_pieces(lines):
+        if not any(a <= i < b for i in changed):
+            continue
+        piece = "\n".join(lines[a:b])
+        if lines[a][:1] in (" ", "\t"):
+            piece = "class _:\n" + piece
+        if not python_parses(piece):
+            return False
+    return True

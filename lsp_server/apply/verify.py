@@ -28,6 +28,20 @@ class Draft:
     def result_text(self) -> str:
         return "\n".join(self.result) + "\n"
 
+    @cached_property
+    def changed(self) -> set[int]:
+        """Result lines the sketch wrote or re-indented, and those on each side of a deletion."""
+        out: set[int] = set()
+        at = 0
+        for op in self.ops:
+            if op.kind in (Kind.DROP, Kind.REWRITTEN):
+                out.update((at - 1, at))
+                continue
+            if op.kind is Kind.NEW or (op.kind is Kind.MATCH and self.result[at] != self.original[op.o]):
+                out.add(at)
+            at += 1
+        return out
+
 
 def deletions_shown(d: Draft) -> str | None:
     """Code is deleted only where the sketch shows the lines on both sides of it, or writes an
@@ -153,11 +167,13 @@ def _in_new_definition(d: Draft, i: int) -> bool:
 
 def parses(d: Draft) -> str | None:
     """The result parses no worse than the original: CPython's parser for a Python file it takes
-    (stricter than tree-sitter about indentation), else tree-sitter's count of errors."""
-    if d.path.endswith((".py", ".pyi")) and syntax.python_parses(d.original_text):
-        if syntax.python_parses(d.result_text):
+    (stricter than tree-sitter about indentation) — on the statements the change touches, the
+    whole file only if one fails — else tree-sitter's count of errors."""
+    if d.path.endswith((".py", ".pyi")):
+        if syntax.python_changed_parse(d.result, d.changed) or syntax.python_parses(d.result_text):
             return None
-        return "the expanded file would not parse (Python finds syntax errors; the original has none)"
+        if syntax.python_parses(d.original_text):
+            return "the expanded file would not parse (Python finds syntax errors; the original has none)"
     before = syntax.error_count(d.path, d.original_text, False)
     after = syntax.error_count(d.path, d.result_text, False)
     if before is not None and after is not None and after > before:

@@ -139,29 +139,24 @@ def test_a_new_definition_with_no_user_after_an_edited_line_is_refused_not_crash
         expand(original, sketch, "m.py")
 
 
-def test_results_are_parsed_in_pieces_cut_at_statements_of_the_original():
-    from lsp_server.apply.syntax import statement_starts
+def test_results_are_parsed_in_pieces_cut_at_statements():
+    from lsp_server.apply.syntax import python_pieces
 
-    text = ("import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def m(self):\n        return 1\n\n"
-            "    # a comment\n    def n(self):\n        return 2\n\n\n@decorator\nclass B:\n    x = 1\n    y = 2\n\n\n"
-            "def f():\n    # inside\n    return 3\n")
-    # top-level statements, and members of top-level classes but the first (it stays with `class`)
-    assert statement_starts("m.py", text) == {0, 3, 6, 10, 14, 17, 20}
-    # a method's body in a 4,000-line class no longer means parsing the whole class: a change is
-    # judged by the piece it is in (a broken piece is still caught)
-    original = text
-    sketch = "# ... existing code ...\n    def n(self):\n        return 20\n# ... existing code ...\n"
-    assert "return 20" in expand(original, sketch, "m.py").text
-    broken = "# ... existing code ...\n    def n(self):\n        return (20\n# ... existing code ...\n"
+    lines = ["import os", "", "", "@decorator", "class A:", '    """Doc', "class B: not a statement", '    """',
+             "", "    def m(self):", "        return (1,", "2)", "", "", "def f():", "    return 3", "else_ = 1"]
+    # top-level statements: a decorator with its class, a docstring's lines and a bracket's are no cut
+    assert python_pieces(lines) == [(0, 3), (3, 14), (14, 16), (16, 17)]
+    # a method's body in a 4,000-line class is judged by the piece it is in (a broken piece is still caught)
+    text = "class A:\n" + "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(200))
+    sketch = "# ... existing code ...\n    def m150(self):\n        return 1500\n# ... existing code ...\n"
+    assert "return 1500" in expand(text, sketch, "m.py").text
+    broken = "# ... existing code ...\n    def m150(self):\n        return (1500\n# ... existing code ...\n"
     with pytest.raises(ApplyError, match="would not parse"):
-        expand(original, broken, "m.py")
+        expand(text, broken, "m.py")
 
 
-def test_syntax_counts_an_empty_python_block_and_finds_a_block_end():
+def test_syntax_counts_an_empty_python_block():
     from lsp_server.apply import syntax
 
     assert syntax.error_count("x.py", "def f():\n    return 1\n") == 0
     assert syntax.error_count("x.py", "def f():\n\ndef g():\n    return 1\n") > 0  # `def f` lost its body
-    # an `if` block ends at its last line, not at the end of the function body it starts
-    text = "class A:\n    def f(self):\n        if x:\n            y = 1\n        return 2\n"
-    assert syntax.block_end("x.py", text, 2, 8) == 3
