@@ -174,7 +174,7 @@ def test_repair_rounds_only_for_sketch_faults(api, tmp_path):
     result = plan(REQ, cfg(api))
     outcomes = [expand(s) for s in result.sketches]
     assert repair_failures(result, list(result.sketches), outcomes, cfg(api), expand) == []
-    assert isinstance(outcomes[0], Failure) and "could replace original line" in outcomes[0].reason
+    assert isinstance(outcomes[0], Failure) and "places fit the new lines" in outcomes[0].reason
     # a refused path fails the plan whatever comes back: no round trip
     repaired, outcomes = run([bad, {"path": "../x.py", "sketch": "x = 1\n"}], 1)
     assert repaired == [] and len(api.requests) == 1 and not outcomes[1].sketch_fault
