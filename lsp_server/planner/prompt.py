@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PROMPT_VERSION = 1
+from lsp_server.apply.contract import prompt_text
+
+PROMPT_VERSION = 2  # 2: the sketch contract's table (apply/contract.py) follows the sketch rules
 CHARS_PER_TOKEN = 3.5  # conservative for code; the budget is a guard, not an exact count
 
 SYSTEM = """You are the planning half of Tandem, a code editing assistant. You decide what to \
@@ -32,7 +34,9 @@ function, the lines right before and after an insertion) so the change can be lo
 - Paths are relative to the workspace root, with forward slashes.
 - Keep the summary to one short sentence per file.
 If the instruction is unclear or cannot be done safely, do not call the tool: answer in one or \
-two sentences saying why."""
+two sentences saying why.
+
+""" + prompt_text()
 
 TOOL = {
     "name": "propose_edits",

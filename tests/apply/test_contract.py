@@ -154,3 +154,15 @@ def test_every_row_has_a_python_and_a_curly_brace_case():
     for row, path, *_ in CASES:
         langs.setdefault(row, set()).add(path.rsplit(".", 1)[1])
     assert all(v == {"py", "js"} for v in langs.values()), langs
+
+
+def test_the_contract_page_and_the_planner_prompt_carry_the_table():
+    from pathlib import Path
+
+    from lsp_server.apply.contract import ROWS, markdown, prompt_text
+    from lsp_server.planner.prompt import SYSTEM
+
+    page = (Path(__file__).parents[2] / "docs" / "sketch-contract.md").read_text()
+    assert markdown() in page
+    assert prompt_text() in SYSTEM
+    assert {row for row, *_ in ROWS} == {c[0] for c in CASES}  # a test for every row, a row for every test
