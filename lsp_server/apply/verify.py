@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import DEFINITION, Kind, Op
+from lsp_server.apply.align import DEFINITION, OPENS_BLOCK, Kind, Op
 from lsp_server.apply.sketch import Sketch, is_trivial
 
 
@@ -150,7 +150,8 @@ def no_context_copied(d: Draft) -> str | None:
 
 
 def _in_new_definition(d: Draft, i: int) -> bool:
-    """Is sketch line i inside a definition whose header the sketch writes anew?"""
+    """Is sketch line i inside a definition (or another block) whose first line the sketch
+    writes anew?"""
     new = {op.s for op in d.ops if op.kind is Kind.NEW}
     depth = len(d.sketch.lines[i]) - len(d.sketch.lines[i].lstrip())
     for x in range(i - 1, -1, -1):
@@ -159,7 +160,7 @@ def _in_new_definition(d: Draft, i: int) -> bool:
             return False
         width = len(line) - len(line.lstrip())
         if line.strip() and width < depth:
-            if DEFINITION.match(line.strip()):
+            if DEFINITION.match(line.strip()) or OPENS_BLOCK.search(line.strip()):
                 return x in new
             depth = width
     return False
