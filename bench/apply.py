@@ -1,42 +1,31 @@
-"""Diff expander benchmark: sketches of real changes between released package versions.
+"""Diff expander benchmark: three corpora, each reported as exact / refused / wrong merges
+(blank-line-only ones apart) / latency p50 and p95 per file.
 
-For each file that changed between two pinned releases of well-known pure-Python packages
-(wheels downloaded from PyPI at benchmark time, cached in ~/.cache/tandem-bench), write a sketch
-the way a frontier model does, in one of these styles (rotating per file):
-  hunks        changed hunks with 3 context lines; unchanged stretches elided by a marker
-               (wording varies: "... existing code ...", "rest of the file unchanged", "...")
-  tight        the same with 1 context line
-  functions    every top-level function/class touched by the change, rewritten in full
-  bare         inserted code shown with no context at all (markers on both sides): the
-               expander must find the one plausible place, ask the local model, or refuse
-The answer is the new release's file. Reported: exact-match rate, explicit failures, silent wrong
-merges (returned text != answer), latency p50/p95 per file and output characters per second,
-with and without the local-model tie-breaker; and, on the smallest files, a baseline that asks
-the local model to rewrite the whole file from original + sketch.
+  frontier   sketches frontier models wrote as the planner (lsp_server/planner/prompt.py verbatim)
+             on real files of PyPI, npm and Debian packages that no other set uses
+             (bench/frontier/*.jsonl, sources fetched at run time by bench/frontier_corpus.py);
+             "tune" and "heldout" halves, fixed by case id: the held-out half is never looked at
+             while the expander changes, and its failing cases are not printed
+  release    each file that changed between two pinned releases of a pure-Python package,
+             sketched by the planner's own rules: 2 or 3 unchanged non-blank lines around each
+             change (rotating), markers in the file's comment syntax at the shallowest indentation
+             of what they stand for; "tuned" pairs and "heldout" pairs (every other set)
+  styles     the older sketch styles, rotating per file (--all-styles: every file in every style):
+               hunks      3 context lines; marker wording varies
+               tight      1 context line (fewer than the planner's rules ask)
+               functions  every function/class touched, rewritten in full
+               bare       inserted code with no context at all (against the planner's rules)
+             with "after_repair_round": refused sketches written again as the planner's repair
+             round asks (5 unchanged lines around each change; the model's compliance assumed)
 
-    python bench/apply.py [--baseline-files 4] [--no-model] [--all-styles] [--repeat N] [--heldout | --fresh | --third | --fourth | --fifth]
+Wheels come from PyPI at benchmark time (cached in ~/.cache/tandem-bench). With the local model
+(no --no-model) the tie-breaker is on, and the styles part adds a baseline that asks the local
+model to rewrite the whole file. A sketch's lines are the file's lines: a final newline starts no
+empty line; an inserted block that difflib split mid-statement slides to read whole (like git's
+indent heuristic), and context lines are lines the change left as they were.
 
-Lines are the file's lines: a final newline starts no empty line (before 2026-11-30 it did, and
-difflib matched that empty line to a new blank line at the end, which the sketch then elided).
-Since 2026-11-30 (second session that day) sketches are written as a reader needs them: an
-inserted block that difflib split mid-statement (a new copy of old code, whose tail difflib
-paired with the old lines) slides to where it reads whole, like git's indent heuristic; and the
-context lines around a change count only lines the change left as they were (a neighbouring
-change's new lines show no reader where a deletion was). 89 of the 1,896 all-styles sketches
-changed; the expander of 78727a6 makes 5 silent wrong merges of the new sketches where it made 9
-of the old: 4 were sketches no reader could apply as meant.
-"silent_wrong_blank_lines_only": wrong merges whose every non-blank line is right (a blank line
-more or less, which the sketch did not show).
-
---all-styles sketches every file in every style (first measured at 158c77c, six sets, 1,896 sketches:
-42 silent wrong merges where the rotation showed 2).
-"after_repair_round": refused sketches are written again the way the planner's repair round
-asks (lsp_server/planning.py): the same change with 5 unchanged lines around each hunk; simulated,
-so it shows what the expander makes of a compliant answer, not how often a frontier model complies.
-"exact_following_sketch_rules" leaves out the bare style: the planner's prompt tells the frontier
-model to keep the lines around each change, which bare sketches do not. --heldout runs other
-release pairs, which the expander's rules were not tuned on; --fresh, --third, --fourth and --fifth
-further such sets, each added once the one before had guided fixes.
+    python bench/apply.py [--no-model] [--repeat N] [--part frontier|release|styles ...]
+                          [--all-styles] [--heldout | --fresh | --third | --fourth | --fifth]
 
 Prints one JSON object.
 """
