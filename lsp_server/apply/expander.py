@@ -16,7 +16,8 @@ from pathlib import Path
 from lsp_server.apply.align import Kind, Op, Original, align, prepare
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.markers import LINE_COMMENT
-from lsp_server.apply.place import definition_spacing, place, rewritten_blocks, whole_blank_runs
+from lsp_server.apply.layout import definition_spacing, whole_blank_runs
+from lsp_server.apply.place import place, rewritten_blocks
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, indent_of, learn_indentation, parse
 from lsp_server.apply.verify import Draft, edge_losses, first_failure
 from lsp_server.protocol import detect_eol, normalise_eol

@@ -10,11 +10,9 @@ One place: it goes there. Several: the local model's likelihood picks one (choos
 refusal that says how many places fit, which the planner's repair round sends back."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import re
-from collections import Counter
 
 from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, reward
 from lsp_server.apply.errors import ApplyError
@@ -230,41 +228,6 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
     return ops, edge_edited
 
 
-def whole_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
-    """A run of the file's blank lines that new code would split, or take from the code a marker
-    keeps, stays whole on the side the marker keeps: the sketch's own blank lines on the side it
-    shows are its own (new). (A sketch shows `RESET = 0`, a blank line, a new line and a marker:
-    the two blank lines before the next definition stay two. A marker, new code, a blank line and
-    context: the blank line after the kept code stays there, before the new code.)"""
-    return _whole_runs(_whole_runs(list(ops), orig, sketch, 1)[::-1], orig, sketch, -1)[::-1]
-
-
-def _whole_runs(out: list[Op], orig: Original, sketch: Sketch, step: int) -> list[Op]:
-    """whole_blank_runs in one direction (step -1: over the reversed ops)."""
-    k = 0
-    while k < len(out):
-        r = k
-        while r < len(out) and out[r].kind is Kind.MATCH and not orig.keys[out[r].o] \
-                and (r == k or out[r].o == out[r - 1].o + step):
-            r += 1
-        if r == k:
-            k += 1
-            continue
-        # the run out[k:r] of matched blank lines; then new code (with no blank line of the
-        # sketch's own before what follows); then what a marker keeps?
-        nxt = r
-        while nxt < len(out) and out[nxt].kind is Kind.NEW:
-            nxt += 1
-        code = any(out[x].s >= 0 and sketch.lines[out[x].s].strip() for x in range(r, nxt))
-        own_blank = nxt > r and (out[nxt - 1].s < 0 or not sketch.lines[out[nxt - 1].s].strip())
-        if code and not own_blank and nxt < len(out) and out[nxt].kind is Kind.COVER and out[nxt].o == out[r - 1].o + step:
-            run = out[k:r]
-            out[k:nxt] = [Op(Kind.NEW, -1, op.s) for op in run] + out[r:nxt] + [Op(Kind.COVER, op.o) for op in run]
-            k = nxt
-        k += 1
-    return out
-
-
 def _import_run(orig: Original) -> list[int]:
     """The file's first run of top-level imports (their lines; blank lines and comments between
     them do not end it)."""
@@ -352,52 +315,4 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
             out[y] = Op(Kind.REWRITTEN, out[y].o)
             y += 1
         k = y
-    return out
-
-
-def _blank_lines_before_definitions(orig: Original) -> dict[int, int]:
-    """depth → how many blank lines the file commonly puts before a definition at that depth
-    (after other code at that depth or deeper, not as a block's first line)."""
-    seen: dict[int, Counter] = {}
-    blank = 0
-    prev = None
-    for j, key in enumerate(orig.keys):
-        if not key:
-            blank += 1
-            continue
-        if prev is not None and (DEFINITION.match(key) or key.startswith("@")) and not orig.keys[prev].startswith(("@", "#", "//")) \
-                and not OPENER.search(orig.keys[prev]) and orig.indent[prev] >= orig.indent[j]:
-            seen.setdefault(int(orig.indent[j]), Counter())[blank] += 1
-        blank, prev = 0, j
-    return {d: c.most_common(1)[0][0] for d, c in seen.items()}
-
-
-def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
-    """A new definition (or its decorator) right after code a marker keeps, at its depth or
-    deeper, gets at least as many blank lines before it as the file puts before its definitions
-    at that depth; so does a new top-level statement after a kept definition's body. Where the
-    sketch shows the line before, its own blank lines stand."""
-    usual = _blank_lines_before_definitions(orig)
-    out: list[Op] = []
-    prev_line, prev_kind, top, blanks = None, None, "", 0
-    for op in ops:
-        line = (orig.lines[op.o] if op.kind in (Kind.COVER, Kind.MATCH) else
-                indent(sketch.lines[op.s]) if op.kind is Kind.NEW and op.s >= 0 else "" if op.kind is Kind.NEW else None)
-        if line is None:
-            out.append(op)
-            continue
-        key = line.strip()
-        if key and op.kind is Kind.NEW and prev_kind is Kind.COVER:
-            depth, pk = len(indent_of(line)), prev_line.strip()
-            starts = (DEFINITION.match(key) or key.startswith("@")) and len(indent_of(prev_line)) >= depth
-            after_body = depth == 0 and len(indent_of(prev_line)) > 0 and DEFINITION.match(top) and key[:1] not in "}])"
-            if (starts or after_body) and not pk.startswith(("@", "#", "//")) and not OPENER.search(pk):
-                out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
-        if key:
-            prev_line, prev_kind, blanks = line, op.kind, 0
-            if not line[:1].isspace():
-                top = key
-        else:
-            blanks += 1
-        out.append(op)
     return out
