@@ -32,7 +32,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from lsp_server.apply.sketch import Sketch, indent_of, is_trivial
+from lsp_server.apply.sketch import OPENER, Sketch, indent_of, is_trivial
 
 MATCH, INS, ALIKE, DEL, DEL_BLANK, EMPTY, HINT = 80, 8, 4, 8, 4, 12, 1
 END, PINNED = 2 * MATCH, 50 * MATCH  # re-typing the first or last line of a stretch (see _stretch_ends)
@@ -289,7 +289,6 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     return out
 
 
-OPENS_BLOCK = re.compile(r"(?::|\{|=>\s*\{?)\s*$")
 
 
 def _in_new_blocks(orig: Original, sketch: Sketch) -> tuple[frozenset[int], frozenset[int]]:
@@ -313,7 +312,7 @@ def _in_new_blocks(orig: Original, sketch: Sketch) -> tuple[frozenset[int], froz
             stack.pop()
         if any(new for _, new in stack):
             out.add(i)
-        if OPENS_BLOCK.search(key):
+        if OPENER.search(key):
             new = orig.counts.get(key, 0) == 0 and not len(alike_lines(orig, line))
             stack.append((depth, new))
     return frozenset(out), frozenset(closers)

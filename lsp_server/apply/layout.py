@@ -7,8 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from lsp_server.apply.align import DEFINITION, Kind, Op, Original
-from lsp_server.apply.place import OPENER
-from lsp_server.apply.sketch import Sketch, indent_of
+from lsp_server.apply.sketch import OPENER, Sketch, indent_of
 
 
 def whole_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 
 from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, reward
 from lsp_server.apply.errors import ApplyError
-from lsp_server.apply.sketch import Sketch, indent_of
+from lsp_server.apply.sketch import OPENER, Sketch, indent_of
 
 MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break
 # a body ending so cannot have had the old body after it
 TERMINAL = re.compile(r"^(?:return|raise|throw|panic\(|continue\b|break\b|yield\b|os\.Exit\(|sys\.exit\()")
-OPENER = re.compile(r"(?::|\{)\s*(?:#.*|//.*)?$")
 OPENS = (":", "{", "(", "[", ",", "\\", "=", "=>")
 
 

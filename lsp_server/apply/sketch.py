@@ -11,6 +11,7 @@ from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import normalise_eol
 
 FENCE = re.compile(r"^\s*```")
+OPENER = re.compile(r"(?::|\{|=>\s*\{?)\s*(?:#.*|//.*)?$")  # a line that opens a block
 # Lines that say nothing about where they are: they match anywhere for nothing.
 TRIVIAL = re.compile(r"^[\s\})\]\(\[{;,:]*$|^(pass|else:|try:|finally:|return|break|continue|end|\.\.\.|\"\"\"|''')$")
 

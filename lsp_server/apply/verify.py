@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import DEFINITION, OPENS_BLOCK, Kind, Op
-from lsp_server.apply.sketch import Sketch, is_trivial
+from lsp_server.apply.align import DEFINITION, Kind, Op
+from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def _in_new_definition(d: Draft, i: int) -> bool:
             return False
         width = len(line) - len(line.lstrip())
         if line.strip() and width < depth:
-            if DEFINITION.match(line.strip()) or OPENS_BLOCK.search(line.strip()):
+            if DEFINITION.match(line.strip()) or OPENER.search(line.strip()):
                 return x in new
             depth = width
     return False
