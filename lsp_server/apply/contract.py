@@ -21,10 +21,11 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("first_lines_then_marker", "the file's first lines, a marker, then new code", "the marker stands for everything between"),
     ("trailing_marker_replaces_head", "no marker first, a marker last",
      "the sketch starts at the file's first line: lines above the first line it shows are deleted"),
-    ("forgotten_leading_marker", "no marker first, and the lines above its first shown line are more than three "
-     "(and more than its new lines)", "a forgotten marker: it is implied, nothing is deleted (likewise at the end)"),
-    ("head_deleted_without_leading_marker", "no marker first, a few lines above its first shown line",
-     "those lines are deleted, as the rule above says"),
+    ("forgotten_leading_marker", "no marker first, and above its first shown line more than three lines (and more "
+     "than it writes) that end inside a block or are over a quarter of the file",
+     "refused: a forgotten marker (likewise at the end)"),
+    ("head_deleted_without_leading_marker", "no marker first, a few lines or whole top-level statements above its "
+     "first shown line", "those lines are deleted, as the rule above says (likewise at the end)"),
     ("middle_marker", "a marker between two shown lines", "the unchanged lines between them"),
     ("marker_indentation_keeps_code", "a marker's indentation",
      "a hint between equally good readings, never a reason to delete code"),

@@ -19,7 +19,7 @@ from lsp_server.apply.markers import LINE_COMMENT
 from lsp_server.apply.layout import definition_spacing, whole_blank_runs
 from lsp_server.apply.place import place, rewritten_blocks
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, indent_of, learn_indentation, parse
-from lsp_server.apply.verify import Draft, edge_losses, first_failure
+from lsp_server.apply.verify import Draft, first_failure
 from lsp_server.protocol import detect_eol, normalise_eol
 
 log = logging.getLogger(__name__)
@@ -122,11 +122,6 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
     if not sketch.has_markers and not whole:
         sketch, notes = implied_markers(sketch, orig.keys)
     ops = align(orig, sketch)
-    lost = edge_losses(ops, body, sketch) if sketch.has_markers else []
-    if lost:  # read as written, the sketch would delete many lines at an edge: it forgot a marker
-        sketch, notes = implied_markers(sketch, orig.keys, lost)
-        if notes:
-            ops = align(orig, sketch)
     pairs = [(orig.lines[op.o], sketch.lines[op.s]) for op in ops if op.kind is Kind.MATCH]
     ind = learn_indentation(body, [x for x, m in zip(sketch.lines, sketch.marker) if not m], pairs)
 

@@ -52,18 +52,16 @@ def parse(text: str, original_keys: Container[str]) -> Sketch:
 IMPLIED = "\u2026"  # the text of a marker the sketch implies (see implied_markers)
 
 
-def implied_markers(sketch: Sketch, keys: Sequence[str], ends: Container[str] = ("start", "end")) -> tuple[Sketch, list[str]]:
-    """Markers a sketch forgot, at the given ends. At the start: the first line of the file the
-    sketch shows (new lines may come before it) is not the file's first line. At the end: the
-    sketch's last line is a line of the file that the file goes on after. (The expander asks for
-    them where reading the sketch as it is would delete many lines: a forgotten marker never
-    deletes code.)"""
+def implied_markers(sketch: Sketch, keys: Sequence[str]) -> tuple[Sketch, list[str]]:
+    """The markers around a sketch without any that is a fragment of the file: at the start when
+    the first line of the file it shows (new lines may come before it) is not the file's first
+    line; at the end when its last line is a line of the file that the file goes on after."""
     shown = [k for k in keys if k]
     if not shown or not sketch.lines:
         return sketch, []
     lines, marker, notes = list(sketch.lines), list(sketch.marker), []
     present = set(shown)
-    if not marker[0] and "start" in ends:
+    if not marker[0]:
         first = None
         for line, marked in zip(lines, marker):
             if marked or line.strip() in present:
@@ -73,7 +71,7 @@ def implied_markers(sketch: Sketch, keys: Sequence[str], ends: Container[str] = 
             lines.insert(0, IMPLIED)
             marker.insert(0, True)
             notes.append("the sketch starts inside the file without a marker: the lines above it are kept")
-    if not marker[-1] and "end" in ends:
+    if not marker[-1]:
         last = lines[-1].strip()
         if last in present and last != shown[-1]:
             lines.append(IMPLIED)

@@ -84,29 +84,27 @@ def markers_stand_for_code(d: Draft) -> str | None:
     return None
 
 
-def edge_losses(ops: tuple[Op, ...] | list[Op], original, sketch: Sketch) -> list[str]:
-    """The edges ("start", "end") where the sketch, having no marker there, deletes more of the
-    file's lines than it writes new ones (and more than three): a forgotten marker, not a
-    deletion."""
-    out = []
-    for seq, where in ((ops, "start"), (ops[::-1], "end")):
-        dropped = 0
-        for op in seq:
-            if op.kind is not Kind.DROP:
-                break
-            dropped += bool(original[op.o].strip())
-        new = sum(1 for op in ops if op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip())
-        if dropped > max(3, new):
-            out.append(where)
-    return out
+EDGE_SHARE = 0.25  # of the file's non-blank lines: more, at an edge with no marker, is a forgotten marker
 
 
 def edges_kept(d: Draft) -> str | None:
-    """A sketch without a marker at its start begins at the file's first line, and lines above
-    what it shows are deleted (likewise at the end) — but not many: see edge_losses."""
-    lost = edge_losses(d.ops, d.original, d.sketch)
-    if lost:
-        return f"the sketch has no marker at its {lost[0]}, which would delete many lines there: add a marker to keep them"
+    """A sketch without a marker at its start begins at the file's first line, and the lines above
+    what it shows are deleted (likewise at the end) — a few, or whole top-level statements up to a
+    quarter of the file; more, or part of a block, is a forgotten marker: refused."""
+    code = sum(1 for x in d.original if x.strip()) or 1
+    new = sum(1 for op in d.ops if op.kind is Kind.NEW and op.s >= 0 and d.sketch.lines[op.s].strip())
+    for seq, where in ((d.ops, "start"), (d.ops[::-1], "end")):
+        dropped = [op.o for op in seq[:next((k for k, op in enumerate(seq) if op.kind is not Kind.DROP), len(seq))]
+                   if d.original[op.o].strip()]
+        if len(dropped) <= max(3, new):
+            continue
+        # where what stays and what goes meet, a top-level statement must start
+        edge = min(dropped) if where == "end" else next((x for x in range(max(dropped) + 1, len(d.original))
+                                                          if d.original[x].strip()), max(dropped))
+        whole = d.original[edge][:1] not in (" ", "\t")
+        if not whole or len(dropped) > EDGE_SHARE * code:
+            return (f"the sketch has no marker at its {where}, which would delete {len(dropped)} lines there: "
+                    "add a marker to keep them, or show the lines around what it deletes")
     return None
 
 

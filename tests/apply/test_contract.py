@@ -43,11 +43,11 @@ CASES = [
      PY4.replace("import os\n", "import os\nimport sys\n")),
     ("trailing_marker_replaces_head", "m.js", JS4, "const fs = require('fs');\nconst path = require('path');\n// ... existing code ...\n",
      JS4.replace("const fs = require('fs');\n", "const fs = require('fs');\nconst path = require('path');\n")),
-    # 7. no leading marker and a large head not shown: the forgotten marker is implied (nothing deleted)
-    ("forgotten_leading_marker", "m.py", HEAD_PY + PY4, "def f(x):\n    a = x + 1\n    b = a * 3\n# ... existing code ...\n",
-     HEAD_PY + PY4.replace("a * 2", "a * 3")),
+    # 7. no leading marker and a large head not shown: a forgotten marker, refused (nothing deleted)
+    ("forgotten_leading_marker", "m.py", HEAD_PY + PY4, "    a = x + 1\n    b = a * 3\n# ... existing code ...\n",
+     "no marker at its start"),
     ("forgotten_leading_marker", "m.js", HEAD_JS + JS4,
-     "function f(x) {\n  const a = x + 1;\n  const b = a * 3;\n// ... existing code ...\n", HEAD_JS + JS4.replace("a * 2", "a * 3")),
+     "  const a = x + 1;\n  const b = a * 3;\n// ... existing code ...\n", "no marker at its start"),
     # ... while a few lines above the sketch's first line are deleted as the planner's rules say
     ("head_deleted_without_leading_marker", "m.py", PY4, "def f(x):\n    a = x + 1\n# ... existing code ...\n",
      PY4.replace("import os\n\n\n", "")),
