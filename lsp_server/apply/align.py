@@ -250,12 +250,18 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
     return out
 
 
+def _once_at(orig: Original, line: str) -> int:
+    """Where the file has the line, if it has it once (else -1)."""
+    hits = orig.at_id.get(orig.ids.get(line.strip(), -1))
+    return int(hits[0]) if hits is not None and len(hits) == 1 else -1
+
+
 def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
     """The first and last telling lines between markers (blank and trivial lines aside), when
     the file has them: a sketch shows unchanged lines around each change, so these are context. Re-typing
     them (to match a copy of old code further on) costs END more, and PINNED for a line the file
     has once: it says where the stretch is."""
-    out = set()
+    firsts, lasts = {}, {}  # the marker before (or -1) → the stretch's first / last telling line
     for is_first, order in ((True, range(len(sketch.lines))), (False, range(len(sketch.lines) - 1, -1, -1))):
         after_marker = True
         for i in order:
@@ -264,7 +270,14 @@ def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
             elif not is_trivial(sketch.lines[i].strip()) and after_marker:  # (`try:` and `}` say nothing)
                 after_marker = False
                 if orig.counts.get(sketch.lines[i].strip(), 0):
-                    out.add(i)
+                    opened = max((m for m in range(i) if sketch.marker[m]), default=-1)
+                    (firsts if is_first else lasts)[opened] = i
+    out = set(firsts.values())
+    for opened, i in lasts.items():
+        first = firsts.get(opened)
+        if first is not None and first != i and _once_at(orig, sketch.lines[first]) > _once_at(orig, sketch.lines[i]) >= 0:
+            continue  # the two cannot both be context (the file has them the other way round): the first is
+        out.add(i)
     return frozenset(out)
 
 
