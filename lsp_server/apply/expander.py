@@ -16,7 +16,7 @@ from pathlib import Path
 from lsp_server.apply.align import Kind, Op, Original, align, prepare
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.markers import LINE_COMMENT
-from lsp_server.apply.layout import definition_spacing, whole_blank_runs
+from lsp_server.apply.layout import definition_spacing, merged_blank_runs, whole_blank_runs
 from lsp_server.apply.place import place, rewritten_blocks
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, indent_of, learn_indentation, parse
 from lsp_server.apply.verify import Draft, first_failure
@@ -61,7 +61,8 @@ def _render(ops: Sequence[Op], orig: Original, sketch: Sketch, ind: Indentation)
                 line = moved + line[len(line.rstrip()):]
             out.append(line if sketch.lines[op.s].endswith((" ", "\t")) else line.rstrip())
         elif op.kind is Kind.NEW:
-            out.append("" if op.s < 0 else ind.convert(sketch.lines[op.s]).rstrip())
+            line = "" if op.s < 0 else sketch.lines[op.s]
+            out.append(line if not line.strip() else ind.convert(line).rstrip())  # (a blank line as written)
     return out
 
 
@@ -83,7 +84,8 @@ def _readings(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, p
         placed, edited = place(rewritten_blocks(aligned, orig, sketch, ind.convert), orig, sketch, ind.convert,
                                render_text, chooser, trial, edge_edits)
         edge_edited = edge_edited or (edited and not strict)
-        placed = definition_spacing(whole_blank_runs(placed, orig, sketch), orig, sketch, ind.convert)
+        placed = merged_blank_runs(whole_blank_runs(placed, orig, sketch), orig, sketch)
+        placed = definition_spacing(placed, orig, sketch, ind.convert)
         lines = _render(placed, orig, sketch, ind)
         reason = first_failure(Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed)))
         if reason is None:

@@ -19,6 +19,39 @@ def whole_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
     return _whole_runs(_whole_runs(list(ops), orig, sketch, 1)[::-1], orig, sketch, -1)[::-1]
 
 
+def merged_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
+    """Where a stretch's blank lines meet the file's blank lines that a marker keeps, they are one
+    run: as long as the longer of the two (the sketch's blank line before a marker stands for the
+    blank line the file already has there)."""
+    out: list[Op] = []
+    k = 0
+    while k < len(ops):
+        end = k
+        while end < len(ops) and (_blank(ops[end], orig, sketch) or ops[end].kind in (Kind.DROP, Kind.REWRITTEN)):
+            end += 1  # (deleted lines print nothing: blank lines on both sides of them are one run)
+        if end == k:
+            out.append(ops[k])
+            k += 1
+            continue
+        run = ops[k:end]
+        new = [op for op in run if op.kind is Kind.NEW]
+        kept = [op for op in run if op.kind is Kind.COVER]
+        if new and kept and len(new) + len(kept) == sum(1 for op in run if _blank(op, orig, sketch)):
+            extra = max(0, len(new) - len(kept))  # the sketch's blank lines beyond the file's
+            drop = {id(op) for op in new[extra:]}
+            out.extend(op for op in run if id(op) not in drop)
+        else:
+            out.extend(run)
+        k = end
+    return out
+
+
+def _blank(op: Op, orig: Original, sketch: Sketch) -> bool:
+    if op.kind in (Kind.COVER, Kind.MATCH):
+        return not orig.keys[op.o]
+    return op.kind is Kind.NEW and (op.s < 0 or not sketch.lines[op.s].strip())
+
+
 def _whole_runs(out: list[Op], orig: Original, sketch: Sketch, step: int) -> list[Op]:
     """whole_blank_runs in one direction (step -1: over the reversed ops)."""
     k = 0

@@ -301,9 +301,9 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
             continue
         end = _block_end(orig, j)
         old = sum(1 for y in range(j + 1, end + 1) if orig.keys[y])
-        top = min(len(indent_of(sketch.lines[b.s])) for b in code)  # the body's own statements
-        ends = [sketch.lines[b.s].strip() for b in code
-                if len(indent_of(sketch.lines[b.s])) == top and sketch.lines[b.s].strip()[:1] not in "}])"]
+        body = [b for b in code if sketch.lines[b.s].strip()[:1] not in "}])"]  # (closing brackets aside)
+        top = min((len(indent_of(sketch.lines[b.s])) for b in body), default=0)  # the body's own statements
+        ends = [sketch.lines[b.s].strip() for b in body if len(indent_of(sketch.lines[b.s])) == top]
         final = bool(ends) and TERMINAL.match(ends[-1]) is not None
         if old and not final and not (DEFINITION.match(orig.keys[j]) and len(code) * 2 >= old):
             raise ApplyError(f"the sketch writes {len(code)} line(s) after {sketch.lines[op.s].strip()[:60]!r} (its line "
