@@ -331,10 +331,9 @@ def _in_new_blocks(orig: Original, sketch: Sketch) -> tuple[frozenset[int], froz
     return frozenset(out), frozenset(closers)
 
 
-def align(orig: Original, sketch: Sketch, edits: bool = True) -> list[Op]:
+def align(orig: Original, sketch: Sketch) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
-    sketch line once (MATCH/NEW), in output order. edits=False: no line edits an alike one (the
-    stricter reading, when the first does not verify: new code like the code before it)."""
+    sketch line once (MATCH/NEW), in output order."""
     n, s, marker = len(orig.lines), sketch.lines, sketch.marker
     m = len(s)
     rows = np.empty((m + 1, n + 1), dtype=np.int64)
@@ -348,8 +347,6 @@ def align(orig: Original, sketch: Sketch, edits: bool = True) -> list[Op]:
     orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
     anchored = _unique_in_context(orig, sketch)
     in_new, closers = _in_new_blocks(orig, sketch)
-    if not edits:
-        in_new = frozenset()
     ends = _stretch_ends(orig, sketch)
     for i in range(m):
         prev = rows[i]
@@ -365,8 +362,8 @@ def align(orig: Original, sketch: Sketch, edits: bool = True) -> list[Op]:
         if i in ends:
             ins += PINNED if orig.counts.get(key, 0) == 1 else END
         a = prev + ins
-        alike = alike_lines(orig, s[i]) if key and edits and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
-        if edits and key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
+        alike = alike_lines(orig, s[i]) if key and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
+        if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
             alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
         alike = alike[~protected[alike]] if len(alike) else alike
         if len(alike):

@@ -66,32 +66,22 @@ def _render(ops: Sequence[Op], orig: Original, sketch: Sketch, ind: Indentation)
     return out
 
 
-def _readings(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str,
-              chooser: Chooser | None, notes: list[str]) -> tuple[list[str], list[str], float]:
-    """The first reading of the sketch that verifies: as aligned; then the stricter alignment in
-    which no line edits an alike one (new code like the code before it); then, where the first
-    read new code at an edge of the sketch as edits of the file's edge, that code as new.
-    → (lines, notes, confidence), or ApplyError with the first reading's reason."""
+def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str,
+                      chooser: Chooser | None, notes: list[str]) -> tuple[list[str], float]:
+    """Passes 3 to 5 over the alignment: placement and layout, render, verify → (the result's
+    lines, confidence), or ApplyError with the reason."""
     def render_text(candidate: list[Op]) -> str:
         return "\n".join(_render(candidate, orig, sketch, ind) + [""]) + "\n"
 
-    first_reason, edge_edited = None, False
-    for strict, edge_edits in ((False, True), (True, True), (False, False)):
-        if not strict and not edge_edits and not edge_edited:
-            break  # (the third reading would be the first again)
-        trial = notes[:]
-        aligned = align(orig, sketch, edits=False) if strict else ops
-        placed, edited = place(rewritten_blocks(aligned, orig, sketch, ind.convert), orig, sketch, ind.convert,
-                               render_text, chooser, trial, edge_edits)
-        edge_edited = edge_edited or (edited and not strict)
-        placed = merged_blank_runs(whole_blank_runs(placed, orig, sketch), orig, sketch)
-        placed = definition_spacing(placed, orig, sketch, ind.convert)
-        lines = _render(placed, orig, sketch, ind)
-        reason = first_failure(Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed)))
-        if reason is None:
-            return lines, trial, 0.8 if len(trial) > len(notes) else 1.0
-        first_reason = first_reason or reason
-    raise ApplyError(first_reason)
+    before = len(notes)
+    placed = place(rewritten_blocks(ops, orig, sketch, ind.convert), orig, sketch, ind.convert, render_text, chooser, notes)
+    placed = merged_blank_runs(whole_blank_runs(placed, orig, sketch), orig, sketch)
+    placed = definition_spacing(placed, orig, sketch, ind.convert)
+    lines = _render(placed, orig, sketch, ind)
+    reason = first_failure(Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed)))
+    if reason is not None:
+        raise ApplyError(reason)
+    return lines, 0.8 if len(notes) > before else 1.0
 
 
 def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None) -> Expansion:
@@ -127,7 +117,7 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
     pairs = [(orig.lines[op.o], sketch.lines[op.s]) for op in ops if op.kind is Kind.MATCH]
     ind = learn_indentation(body, [x for x, m in zip(sketch.lines, sketch.marker) if not m], pairs)
 
-    lines, notes, conf = _readings(ops, orig, sketch, ind, path, chooser, notes)
+    lines, conf = _place_and_render(ops, orig, sketch, ind, path, chooser, notes)
     confidence = min(confidence, conf)
     out = "\n".join(lines + [""] * tail)
     if final_newline or (not text and out):

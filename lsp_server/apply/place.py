@@ -152,12 +152,8 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
 
 def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str],
           render: Callable[[list[Op]], str], chooser: Callable[[Sequence[str]], int | None] | None,
-          notes: list[str], edge_edits: bool = True) -> tuple[list[Op], bool]:
-    """ops with every stretch that no line of the file pins down placed where it fits, and
-    whether a stretch at an edge of the sketch with no line of context was read as edits of the
-    lines at the file's edge (edge_edits=False reads it as new code there instead: the second
-    reading, when the first does not verify)."""
-    edge_edited = False
+          notes: list[str]) -> list[Op]:
+    """ops with every stretch that no line of the file pins down placed where it fits."""
     parts = stretches(sketch)
     at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
     for k, st in enumerate(parts):
@@ -173,9 +169,8 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
         if edits and not shown:
             written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
-            if edge and edge_edits:
-                edge_edited = True
-                continue  # edits at the file's edge
+            if edge:
+                continue  # edits at the file's edge, which the sketch's edge pins
             if len(written) == len(edits) and all(len(alike_lines(orig, sketch.lines[op.s])) == 1 for op in edits):
                 continue  # only edits, each of the one line of the file like it
             # several lines are like one it writes: nothing says it edits this one; it is new code
@@ -224,7 +219,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 continue
             raise ApplyError(f"{what} and the local model could not choose: show an unchanged line next to them")
         raise ApplyError(f"{what}: show an unchanged line right before or after them")
-    return ops, edge_edited
+    return ops
 
 
 def _import_run(orig: Original) -> list[int]:
