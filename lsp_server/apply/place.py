@@ -238,14 +238,34 @@ def _import_run(orig: Original) -> list[int]:
 
 def _import_place(orig: Original, line: str) -> int:
     """Where a new import goes in the file's first run of imports: a `__future__` import first;
-    where the run is in sorted order, where the order puts it; else after the run."""
+    else in the first section (imports with no blank line between) that is in isort's order
+    (`import` lines, then `from` lines, each sorted) and that the new line sorts inside of, or
+    whose lines import from its package, where the order puts it; else after the run."""
     run = _import_run(orig)
     if "__future__" in line:
         return run[0]
-    keys = [orig.keys[j].lower() for j in run if "__future__" not in orig.keys[j]]
-    if keys == sorted(keys):
-        return next((j for j in run if "__future__" not in orig.keys[j] and orig.keys[j].lower() > line.lower()), run[-1] + 1)
-    return run[-1] + 1
+    key = line.lower()
+    package = re.split(r"[\s.]", key.split(maxsplit=1)[1])[0] if " " in key else ""
+    sections: list[list[int]] = []
+    for j in run:
+        if sections and j == sections[-1][-1] + 1:
+            sections[-1].append(j)
+        else:
+            sections.append([j])
+    fits = []
+    for section in sections:
+        group = [j for j in section if orig.keys[j].split()[0] == key.split()[0] and "__future__" not in orig.keys[j]]
+        keys = [orig.keys[j].lower() for j in section]
+        kinds = [k.split()[0] for k in keys]
+        if not group or kinds != sorted(kinds, key=lambda k: k != "import") \
+                or [orig.keys[j].lower() for j in group] != sorted(orig.keys[j].lower() for j in group):
+            continue  # (a section in no order we know, or with no line of the new one's kind)
+        at = next((j for j in group if orig.keys[j].lower() > key), group[-1] + 1)
+        inside = orig.keys[group[0]].lower() < key < orig.keys[group[-1]].lower()
+        same = any(re.split(r"[\s.]", orig.keys[j].lower().split(maxsplit=1)[1])[0] == package for j in section)
+        fits.append((not inside, not same, at))
+    best = min(fits, default=None)
+    return best[2] if best is not None and not (best[0] and best[1]) else run[-1] + 1
 
 
 def _block_end(orig: Original, j: int) -> int:
