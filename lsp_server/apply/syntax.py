@@ -90,16 +90,13 @@ FOLLOWS = re.compile(r"^(?:else|elif|except|finally|case)\b|^[)\]}]")  # lines t
 PIECE = 150  # a top-level class longer than this is cut at its members
 
 
-def python_pieces(lines: Sequence[str]) -> list[tuple[int, int]]:
-    """The top-level statements of Python source as [start, end) line ranges (decorators with
-    what they decorate; a long class cut at its members), found by a scan of brackets, triple
-    quotes and indentation — cheap, and only a way to parse less: a piece that does not compile
-    is checked again whole."""
-    starts, depth, quote, prev_open = [], 0, None, False
-    for i, line in enumerate(lines):
-        if quote is None and depth == 0 and not prev_open and line[:1] not in ("", " ", "\t", "#") \
-                and not FOLLOWS.match(line) and not (starts and lines[starts[-1]].startswith("@") and i == starts[-1] + 1):
-            starts.append(i)
+def _statement_lines(lines: Sequence[str]) -> list[bool]:
+    """Per line: does a statement begin there (outside any bracket, triple-quoted string or
+    backslash continuation, and not a comment or blank line)?"""
+    out, depth, quote, prev_open = [], 0, None, False
+    for line in lines:
+        stripped = line.strip()
+        out.append(quote is None and depth == 0 and not prev_open and bool(stripped) and not stripped.startswith("#"))
         body = line
         if quote is not None:
             at = body.find(quote)
@@ -114,13 +111,37 @@ def python_pieces(lines: Sequence[str]) -> list[tuple[int, int]]:
         if any(c in code for c in "()[]{}"):
             depth = max(0, depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"))
         prev_open = code.rstrip().endswith("\\")
-    bounds = list(zip(starts, starts[1:] + [len(lines)]))
+    return out
+
+
+def _cuts(lines: Sequence[str], starts: list[bool], lo: int, hi: int, width: int) -> list[int]:
+    """Lines in [lo, hi) where a statement at `width` columns begins (not a clause that continues
+    the one above, not the line after a decorator)."""
+    cuts = []
+    for i in range(lo, hi):
+        line = lines[i]
+        if starts[i] and len(line) - len(line.lstrip()) == width and not FOLLOWS.match(line.lstrip()):
+            prev = next((x for x in range(i - 1, lo - 1, -1) if lines[x].strip()), None)
+            if prev is None or not lines[prev].lstrip().startswith("@"):
+                cuts.append(i)
+    return cuts
+
+
+def python_pieces(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """The top-level statements of Python source as [start, end) line ranges (decorators with
+    what they decorate; a long class cut at its members), found by a scan of brackets, triple
+    quotes and indentation — cheap, and only a way to parse less: a piece that does not compile
+    is checked again whole."""
+    starts = _statement_lines(lines)
+    top = _cuts(lines, starts, 0, len(lines), 0)
+    if not top or top[0] != 0:
+        top = [0] + top
     out = []
-    for a, b in bounds:
+    for a, b in zip(top, top[1:] + [len(lines)]):
         if b - a > PIECE and lines[a].startswith("class "):
-            members = [i for i in range(a + 1, b) if lines[i][:4] == "    " and lines[i][4:5] not in (" ", "\t", "#", "")
-                       and not FOLLOWS.match(lines[i][4:])]
-            cuts = [a] + [m for m in members[1:] if not lines[m - 1].strip().startswith("@")] + [b]
+            body = next((x for x in range(a + 1, b) if starts[x]), a)
+            members = _cuts(lines, starts, a + 1, b, len(lines[body]) - len(lines[body].lstrip()))
+            cuts = [a] + members[1:] + [b]  # (the first member stays with the `class` line)
             out.extend(zip(cuts, cuts[1:]))
         else:
             out.append((a, b))
