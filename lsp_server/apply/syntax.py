@@ -152,7 +152,7 @@ def python_changed_parse(lines: Sequence[str], changed: set[int]) -> bool:
     """Do the top-level statements holding changed lines compile (a class member alone, under a
     stand-in `class _:`)? A False is checked again on the whole file."""
     for a, b in python_pieces(lines):
-        if not any(a <= i < b for i in changed):
+        if not any(i in changed for i in range(a, b)):
             continue
         piece = "\n".join(lines[a:b])
         if lines[a][:1] in (" ", "\t"):
