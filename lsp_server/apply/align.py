@@ -219,6 +219,46 @@ def _cover(kept: np.ndarray, orig: Original, width: int, empty: int) -> np.ndarr
     return np.minimum(kept + empty, np.concatenate([[BIG], covered]))
 
 
+def block_end(orig: Original, j: int) -> int:
+    """The last line of the block opened at original line j (by indentation; a closing bracket
+    at the opener's depth belongs to it)."""
+    depth, end = orig.indent[j], j
+    for x in range(j + 1, len(orig.keys)):
+        if not orig.keys[x]:
+            continue
+        if orig.indent[x] <= depth:
+            if orig.indent[x] == depth and orig.keys[x][0] in "}])":
+                end = x
+            break
+        end = x
+    return end
+
+
+def _closers(orig: Original, sketch: Sketch) -> dict[int, int]:
+    """Closing brackets the sketch writes for a block whose opening line it shows and the file
+    has once: sketch line → the line closing that block in the file (its end, with the lines
+    between the sketch's last shown line and it deleted by adjacency)."""
+    out: dict[int, int] = {}
+    for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
+        key = line.strip()
+        if is_marker or not key or key[0] not in "}])" or not is_trivial(key):
+            continue
+        depth = len(indent_of(line))
+        for x in range(i - 1, -1, -1):
+            if sketch.marker[x]:
+                break
+            above = sketch.lines[x]
+            if above.strip() and len(indent_of(above)) <= depth:
+                if len(indent_of(above)) == depth and above.strip().endswith(("{", "(", "[")):
+                    at = orig.at_id.get(orig.ids.get(above.strip(), -1))
+                    if at is not None and len(at) == 1:
+                        end = block_end(orig, int(at[0]))
+                        if orig.keys[end] == key:
+                            out[i] = end
+                break
+    return out
+
+
 def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
     """Sketch lines the file has several times but, together with the sketch's non-blank lines
     next to them (two or three in a row, no marker between), in one place only: line → that
@@ -345,7 +385,7 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     edges = {shown[0], shown[-1]} if shown else set()
     steps: list[tuple] = []
     orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
-    anchored = _unique_in_context(orig, sketch)
+    anchored = {**_unique_in_context(orig, sketch), **_closers(orig, sketch)}
     in_new, closers = _in_new_blocks(orig, sketch)
     ends = _stretch_ends(orig, sketch)
     for i in range(m):

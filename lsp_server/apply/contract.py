@@ -32,6 +32,8 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("shown_line_is_the_files", "a line equal to a line of the file (indentation aside)",
      "that line, kept as the file has it; written deeper or shallower, it is moved there"),
     ("deletion_by_adjacency", "two shown lines with nothing between them", "the file's lines between them are deleted"),
+    ("closing_bracket_of_a_shown_block", "a closing bracket under a block's first line that the sketch shows and the "
+     "file has once", "that block's closing bracket in the file: the lines between it and the line above are deleted"),
     ("alike_line_edited", "a new line where the file has an alike line (same statement head, or nearly the same "
      "text at the same depth, or the same line without its trailing comment)", "an edit of that line"),
     ("new_lines_between_shown_lines", "new lines between shown lines",
@@ -53,6 +55,8 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("empty_marker_beside_deletion", "a marker that stands for no line, next to lines the sketch deletes",
      "refused: the marker was written for code the alignment took"),
     ("result_must_parse", "a result that parses worse than the original", "refused"),
+    ("import_repeated", "a result that imports a name twice (Python's top-level imports, Go's import paths)",
+     "refused: the sketch rewrote an import without showing the one it replaces"),
     ("context_line_copied", "a line of the file written anew next to a marker that keeps the same line",
      "refused: it was context, or moved code (a new definition copying a line is not refused)"),
     ("definition_spacing", "a new definition right after code a marker keeps",

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, reward
+from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, block_end, reward
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch, indent_of
 
@@ -268,21 +268,6 @@ def _import_place(orig: Original, line: str) -> int:
     return best[2] if best is not None and not (best[0] and best[1]) else run[-1] + 1
 
 
-def _block_end(orig: Original, j: int) -> int:
-    """The last line of the block opened at original line j (by indentation; a closing bracket
-    at the opener's depth belongs to it)."""
-    depth, end = orig.indent[j], j
-    for x in range(j + 1, len(orig.keys)):
-        if not orig.keys[x]:
-            continue
-        if orig.indent[x] <= depth:
-            if orig.indent[x] == depth and orig.keys[x][0] in "}])":
-                end = x
-            break
-        end = x
-    return end
-
-
 def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
     """A block whose header the sketch shows (as it is, or edited), followed only by new lines
     deeper than the header and then a marker no deeper than the header: the sketch wrote the
@@ -314,7 +299,7 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
                 or x >= len(out) or out[x].kind is not Kind.COVER or out[x].o != j + 1:
             k += 1
             continue
-        end = _block_end(orig, j)
+        end = block_end(orig, j)
         old = sum(1 for y in range(j + 1, end + 1) if orig.keys[y])
         body = [b for b in code if sketch.lines[b.s].strip()[:1] not in "}])"]  # (closing brackets aside)
         top = min((len(indent_of(sketch.lines[b.s])) for b in body), default=0)  # the body's own statements

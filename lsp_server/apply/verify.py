@@ -3,6 +3,7 @@ reason to refuse, or None; CHECKS runs them in order (cheapest first). A refusal
 a wrong merge: its reason goes back to the planner's repair round."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -164,6 +165,44 @@ def _in_new_definition(d: Draft, i: int) -> bool:
     return False
 
 
+PY_IMPORT = re.compile(r"^(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\s+([\w, ]+)$)")
+GO_IMPORT = re.compile(r"""^(?:import\s+)?(?:\w+\s+)?"([^"]+)"$""")
+
+
+def _imports(lines, go: bool) -> Counter:
+    """What the lines import at the top level (Python modules and names), or anywhere in a Go
+    file's import declarations (paths), with repeats."""
+    out: Counter = Counter()
+    in_group = False
+    for line in lines:
+        if go:
+            key = line.strip()
+            if key.startswith("import ("):
+                in_group = True
+            elif in_group and key == ")":
+                in_group = False
+            elif (in_group or key.startswith("import ")) and (m := GO_IMPORT.match(key)):
+                out[m.group(1)] += 1
+        elif (m := PY_IMPORT.match(line)):
+            module, source, names = m.groups()
+            out.update([module] if module else [f"{source}:{n.strip()}" for n in names.split(",") if n.strip()])
+    return out
+
+
+def no_import_repeated(d: Draft) -> str | None:
+    """The result imports something at the top level more often than the original did, twice at
+    least: an import the sketch rewrote in another form (Go's `import "x"` into a group) kept
+    beside it."""
+    go = d.path.endswith(".go")
+    if not go and not d.path.endswith((".py", ".pyi")):
+        return None
+    before, after = _imports(d.original, go), _imports(d.result, go)
+    twice = [k for k, n in after.items() if n > 1 and n > before.get(k, 0)]
+    if twice:
+        return f"the result would import {twice[0]!r} twice: show the import the sketch replaces"
+    return None
+
+
 def parses(d: Draft) -> str | None:
     """The result parses no worse than the original: CPython's parser for a Python file it takes
     (stricter than tree-sitter about indentation) — on the statements the change touches, the
@@ -180,7 +219,7 @@ def parses(d: Draft) -> str | None:
     return None
 
 
-CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied, parses)
+CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied, no_import_repeated, parses)
 
 
 def first_failure(d: Draft) -> str | None:

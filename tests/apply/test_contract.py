@@ -1,5 +1,5 @@
 """One test per row of the sketch contract (docs/sketch-contract.md), in Python and in a
-curly-brace language (JavaScript). Each case: the row, the file, the sketch, and the exact
+curly-brace language (JavaScript; Go for imports). Each case: the row, the file, the sketch, and the exact
 result or a piece of the refusal's reason."""
 import pytest
 
@@ -76,6 +76,12 @@ CASES = [
      PY4.replace("    b = a * 2\n", "")),
     ("deletion_by_adjacency", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return b;\n// ... existing code ...\n",
      JS4.replace("  const b = a * 2;\n", "")),
+    # 11b. a closing bracket under a shown block's first line is that block's: the lines between go
+    ("closing_bracket_of_a_shown_block", "m.py", "X = [\n    'a',\n    'b',\n    'c',\n]\n\n\ndef g():\n    return X\n",
+     "X = [\n    'a',\n]\n# ... existing code ...\n", "X = [\n    'a',\n]\n\n\ndef g():\n    return X\n"),
+    ("closing_bracket_of_a_shown_block", "m.js", JS4,
+     "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return a;\n}\n// ... existing code ...\n",
+     JS4.replace("  const b = a * 2;\n  return b;\n", "  return a;\n")),
     # 12. a new line in place of an alike line edits it
     ("alike_line_edited", "m.py", PY4, "# ... existing code ...\n    b = a * 2\n    return b, a\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("return b\n", "return b, a\n")),
@@ -129,6 +135,10 @@ CASES = [
      "would not parse"),
     ("result_must_parse", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = (x + 1;\n  const b = a * 2;\n// ... existing code ...\n",
      "would not parse"),
+    # 19b. an import the result would have twice: refused
+    ("import_repeated", "m.py", "from a import b\n\n\nx = b()\n", "from a import b, c\n# ... existing code ...\n", "twice"),
+    ("import_repeated", "m.go", 'package p\n\nimport "strconv"\n\nfunc f() int {\n\treturn 1\n}\n',
+     'package p\n\nimport (\n\t"fmt"\n\t"strconv"\n)\n\n// ... existing code ...\n', "twice"),
     # 20. a line of the file re-typed next to a marker that keeps it: refused
     ("context_line_copied", "m.py", "x = 1\ny = 2\nz = 3\n", "# ... existing code ...\nz = 3\ny = 2\n",
      "anew next to a marker that keeps the same line"),
@@ -153,7 +163,7 @@ def test_every_row_has_a_python_and_a_curly_brace_case():
     langs: dict[str, set[str]] = {}
     for row, path, *_ in CASES:
         langs.setdefault(row, set()).add(path.rsplit(".", 1)[1])
-    assert all(v == {"py", "js"} for v in langs.values()), langs
+    assert all("py" in v and v & {"js", "go"} for v in langs.values()), langs
 
 
 def test_the_contract_page_and_the_planner_prompt_carry_the_table():
