@@ -39,7 +39,9 @@ try {
   await page.keyboard.press('Control+p');
   await page.waitForSelector('.quick-input-widget input', { timeout: 30000 });
   await page.keyboard.type(path.basename(FILE));
-  await page.waitForTimeout(1000);
+  // Enter before the file search has answered opens nothing: wait for the result row
+  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30000 });
+  await page.waitForTimeout(300);
   await page.keyboard.press('Enter');
   await page.waitForSelector('.monaco-editor .view-lines', { timeout: 60000 });
   step('editor');
