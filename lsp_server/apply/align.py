@@ -1,8 +1,8 @@
 """Pass 2: align the sketch to the original — one dynamic programme, pure, vectorised with numpy.
 
 An edit distance between the original's lines and the sketch's in which a marker is a wildcard
-covering any run of original lines. Costs are integers (×4, so that the indentation hint, 1, only
-breaks ties):
+covering any run of original lines. Costs are integers (the indentation hint, 1, only breaks
+ties):
 - a sketch line equal to an original line (stripped): a match, rewarded by how much it says
   about position: a line the file has once −MATCH (ten deleted lines cost as much), a
   definition the file has once −2·MATCH, a line found 2–3 times −8, more often −4, blank and
@@ -18,8 +18,8 @@ breaks ties):
   says code is elided there) except at the sketch's edges; covering a line shallower than the
   marker's own indentation costs +HINT once: indentation is a hint between equal alignments,
   never a reason to delete;
-- edges: the sketch's first and last lines are the file's (sketch.implied_markers has added
-  the markers a sketch forgot).
+- edges: the sketch's first and last lines are the file's (a sketch without markers that is a
+  fragment gets its markers from sketch.implied_markers first).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import difflib
 import enum
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -59,7 +60,12 @@ class Kind(enum.Enum):
 class Op:
     kind: Kind
     o: int = -1  # original line (-1 for NEW)
-    s: int = -1  # sketch line (-1 for EDGE, DROP)
+    s: int = -1  # sketch line (-1 for DROP and REWRITTEN; COVER: the marker's line)
+
+
+def replaces(ops: Sequence[Op], k: int) -> bool:
+    """Is ops[k] the drop of a line the next op writes anew in its place (an alike edit)?"""
+    return ops[k].kind is Kind.DROP and k + 1 < len(ops) and ops[k + 1].kind is Kind.NEW
 
 
 @lru_cache(maxsize=16384)
@@ -97,14 +103,13 @@ class Original:
     at_id: dict                 # id → positions (np arrays)
     at_sig: dict                # signature → positions
     at_bare: dict               # stripped line without its trailing comment → lines, where the comment made a difference
-    comment: str                # the file's line comment
     indent: np.ndarray
     blank: np.ndarray
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
 
     @cached_property
     def alike_cache(self) -> dict:
-        """(stripped line, depth) → alike_lines' answer (asked again by each reading)."""
+        """(stripped line, depth) → alike_lines' answer (asked by the alignment and by placement)."""
         return {}
 
     @cached_property
@@ -152,7 +157,7 @@ def prepare(lines: list[str], comment: str = "#") -> Original:
     blank = o_ids == 0
     del_cost = np.concatenate([[0], np.cumsum(np.where(blank, DEL_BLANK, DEL))]).astype(np.int64)
     return Original(tuple(lines), keys, counts, ids, {k: np.array(v) for k, v in at_id.items()},
-                    {k: np.array(v) for k, v in at_sig.items()}, at_bare, comment,
+                    {k: np.array(v) for k, v in at_sig.items()}, at_bare,
                     np.array([len(indent_of(x)) for x in lines], dtype=np.int64), blank, del_cost)
 
 
@@ -234,7 +239,13 @@ def block_end(orig: Original, j: int) -> int:
     return end
 
 
-def _closers(orig: Original, sketch: Sketch) -> dict[int, int]:
+def _once_at(orig: Original, line: str) -> int:
+    """Where the file has the line, if it has it once (else -1)."""
+    hits = orig.at_id.get(orig.ids.get(line.strip(), -1))
+    return int(hits[0]) if hits is not None and len(hits) == 1 else -1
+
+
+def _shown_block_closers(orig: Original, sketch: Sketch) -> dict[int, int]:
     """Closing brackets the sketch writes for a block whose opening line it shows and the file
     has once: sketch line → the line closing that block in the file (its end, with the lines
     between the sketch's last shown line and it deleted by adjacency)."""
@@ -250,11 +261,9 @@ def _closers(orig: Original, sketch: Sketch) -> dict[int, int]:
             above = sketch.lines[x]
             if above.strip() and len(indent_of(above)) <= depth:
                 if len(indent_of(above)) == depth and above.strip().endswith(("{", "(", "[")):
-                    at = orig.at_id.get(orig.ids.get(above.strip(), -1))
-                    if at is not None and len(at) == 1:
-                        end = block_end(orig, int(at[0]))
-                        if orig.keys[end] == key:
-                            out[i] = end
+                    opened = _once_at(orig, above)
+                    if opened >= 0 and orig.keys[end := block_end(orig, opened)] == key:
+                        out[i] = end
                 break
     return out
 
@@ -288,12 +297,6 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
                     out[run[x]] = nb[starts[0] + x - lo]
                     break
     return out
-
-
-def _once_at(orig: Original, line: str) -> int:
-    """Where the file has the line, if it has it once (else -1)."""
-    hits = orig.at_id.get(orig.ids.get(line.strip(), -1))
-    return int(hits[0]) if hits is not None and len(hits) == 1 else -1
 
 
 def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
@@ -342,8 +345,6 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     return out
 
 
-
-
 def _in_new_blocks(orig: Original, sketch: Sketch) -> tuple[frozenset[int], frozenset[int]]:
     """Sketch lines inside a block whose opening line the file has in no form (not as it is, not
     alike): the body of a new definition, which edits no line of another block; and the brackets
@@ -385,8 +386,8 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     edges = {shown[0], shown[-1]} if shown else set()
     steps: list[tuple] = []
     orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
-    anchored = {**_unique_in_context(orig, sketch), **_closers(orig, sketch)}
-    in_new, closers = _in_new_blocks(orig, sketch)
+    anchored = {**_unique_in_context(orig, sketch), **_shown_block_closers(orig, sketch)}
+    in_new, new_closers = _in_new_blocks(orig, sketch)
     ends = _stretch_ends(orig, sketch)
     for i in range(m):
         prev = rows[i]
@@ -408,7 +409,7 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
         alike = alike[~protected[alike]] if len(alike) else alike
         if len(alike):
             a[alike + 1] = np.minimum(a[alike + 1], prev[alike] + ALIKE)
-        sid = orig.ids.get(key) if i not in closers else None
+        sid = orig.ids.get(key) if i not in new_closers else None
         hits = orig.at_id.get(sid) if sid is not None else None
         if hits is not None:
             a[hits + 1] = np.minimum(a[hits + 1], prev[hits] - gain)

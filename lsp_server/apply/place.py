@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, block_end, reward
+from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, block_end, replaces,
+                                    reward)
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch, indent_of
 
@@ -141,8 +142,7 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
             shown += 1  # two lines of the file (or one it has once) after the edits say they are edits
             if shown == 2 or reward(orig, orig.keys[op.o]) >= MATCH:
                 break
-        if op.kind is Kind.DROP and x + 1 < len(seg) and seg[x + 1].kind is Kind.NEW:
-            edits += 1
+        edits += replaces(seg, x)
     if edits >= EDIT_RUN:
         first = next(op.s for op in seg if op.kind is Kind.NEW)
         raise ApplyError(f"the sketch's lines before its marker at line {st.end + 1} may replace original lines or be "
@@ -165,12 +165,12 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
             _check_trailing_edits(seg, orig, sketch, st)
             continue  # it shows a line the file has once: the alignment placed it
-        edits = [seg[x + 1] for x in range(len(seg) - 1) if seg[x].kind is Kind.DROP and seg[x + 1].kind is Kind.NEW]
+        edits = [seg[x + 1] for x in range(len(seg)) if replaces(seg, x)]
         edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
         if edits and not shown:
-            written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
             if edge:
                 continue  # edits at the file's edge, which the sketch's edge pins
+            written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
             if len(written) == len(edits) and all(len(alike_lines(orig, sketch.lines[op.s])) == 1 for op in edits):
                 continue  # only edits, each of the one line of the file like it
             # several lines are like one it writes: nothing says it edits this one; it is new code
@@ -197,7 +197,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 gaps = _gaps(orig, lo, hi, len(indent_of(indent(text))))
             if not gaps:
                 raise ApplyError(f"no place between the lines around it fits {text.strip()[:60]!r} "
-                                 f"(sketch line {seg[0].s + 1}): show an unchanged line right before or after it")
+                                 f"(sketch line {st.start + 1}): show an unchanged line right before or after it")
             options = [_insert(ops, a, b, sketch, g, orig) for g in gaps]
         else:
             shifts = _shifts(orig, shown, lo, hi)

@@ -25,14 +25,6 @@ class Sketch:
     def has_markers(self) -> bool:
         return any(self.marker)
 
-    @property
-    def leading_marker(self) -> bool:
-        return bool(self.marker) and self.marker[0]
-
-    @property
-    def trailing_marker(self) -> bool:
-        return bool(self.marker) and self.marker[-1]
-
 
 def parse(text: str, original_keys: Container[str]) -> Sketch:
     """The sketch's lines without a surrounding Markdown fence or trailing blank lines; a comment

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import DEFINITION, Kind, Op
+from lsp_server.apply.align import DEFINITION, Kind, Op, replaces
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
 
 
@@ -78,7 +78,7 @@ def markers_stand_for_code(d: Draft) -> str | None:
         hi = marks[x + 1] if x + 1 < len(marks) else len(d.sketch.lines)
         shown = [k for k, op in enumerate(d.ops) if lo < op.s < hi and op.kind in (Kind.MATCH, Kind.NEW)]
         span = d.ops[shown[0]:shown[-1] + 1] if shown else []
-        if any(op.kind is Kind.DROP and d.original[op.o].strip() and not (y + 1 < len(span) and span[y + 1].kind is Kind.NEW)
+        if any(op.kind is Kind.DROP and d.original[op.o].strip() and not replaces(span, y)
                for y, op in enumerate(span)):  # (a line replaced by an alike one is an edit)
             return (f"the marker at sketch line {i + 1} stands for no line of the file while lines of the file are "
                     "deleted next to it: show the lines around the deletion, or put the marker where code is kept")
@@ -122,7 +122,7 @@ def no_context_copied(d: Draft) -> str | None:
     markers = [i for i, m in enumerate(d.sketch.marker) if m]
     cover = {op.o: (k, op.s) for k, op in enumerate(d.ops) if op.kind is Kind.COVER}
     for k, op in enumerate(d.ops):
-        if op.kind is not Kind.NEW or op.s < 0 or (k and d.ops[k - 1].kind is Kind.DROP):
+        if op.kind is not Kind.NEW or op.s < 0 or (k and replaces(d.ops, k - 1)):
             continue  # (a line written in place of an alike one edits it)
         key = d.sketch.lines[op.s].strip()
         if counts.get(key) != 1 or written[key] > 1 or is_trivial(key) or len(key) <= 3:
