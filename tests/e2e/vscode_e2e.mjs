@@ -30,6 +30,12 @@ async function ghostAfterTyping(retypeTimeoutMs) {
   throw new Error('no ghost text after typing');
 }
 
+// the status bar says the server is up and the model ready. Keystrokes made before the server
+// started are not edits it saw: the next-edit history begins at didOpen.
+const serverReady = () => page.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')]
+  .some((e) => /Tandem/.test(e.textContent || '') && /ready/.test(e.getAttribute('aria-label') + ' ' + (e.getAttribute('title') || '') + ' ' + (e.querySelector('[aria-label]')?.getAttribute('aria-label') || ''))
+    || /Tandem \d+ ms/.test(e.textContent || '')), null, { timeout: 240000 }).catch(() => step('status bar did not say ready (continuing)'));
+
 try {
   await page.goto(URL_TO_OPEN);
   await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
@@ -54,6 +60,7 @@ try {
     throw null;
   }
   if (SCENARIO === 'next-edit') {
+    await serverReady();
     // rename the first call by hand: line 2 is "    a = compute(n)"
     await page.click('.monaco-editor .view-lines');
     await page.keyboard.press('Control+Home');
@@ -114,10 +121,7 @@ try {
     result.ok = true;
     throw null;
   }
-  // wait until the status bar says the model is ready
-  await page.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')]
-    .some((e) => /Tandem/.test(e.textContent || '') && /ready/.test(e.getAttribute('aria-label') + ' ' + (e.getAttribute('title') || '') + ' ' + (e.querySelector('[aria-label]')?.getAttribute('aria-label') || ''))
-      || /Tandem \d+ ms/.test(e.textContent || '')), null, { timeout: 240000 }).catch(() => step('status bar did not say ready (continuing)'));
+  await serverReady();
   await page.click('.monaco-editor .view-lines');
   await page.keyboard.press('Control+End');
   await page.keyboard.type('    return ', { delay: 120 });
