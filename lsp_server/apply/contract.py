@@ -7,7 +7,7 @@ row is a change of CONTRACT_VERSION.
 """
 from __future__ import annotations
 
-CONTRACT_VERSION = 1
+CONTRACT_VERSION = 2  # 2: doc_comment_rewritten
 
 # (row, what the sketch shows, what it means)
 ROWS: tuple[tuple[str, str, str], ...] = (
@@ -36,6 +36,9 @@ ROWS: tuple[tuple[str, str, str], ...] = (
      "file has once", "that block's closing bracket in the file: the lines between it and the line above are deleted"),
     ("alike_line_edited", "a new line where the file has an alike line (same statement head, or nearly the same "
      "text at the same depth, or the same line without its trailing comment)", "an edit of that line"),
+    ("doc_comment_rewritten", "after a marker, new comment lines right above a definition it shows, where the file's "
+     "comment above that definition says much the same (half of its words)",
+     "the definition's comment rewritten: the old one goes (a comment about something else is added above it)"),
     ("new_lines_between_shown_lines", "new lines between shown lines",
      "inserted there, in the file's indentation (tabs or spaces, the sketch's offset undone)"),
     ("block_body_rewritten", "a block's first line, then only new lines, then a marker no deeper than that line",

@@ -315,3 +315,40 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
             y += 1
         k = y
     return out
+
+
+COMMENT = re.compile(r"^(?://|#(?![\[!])|/\*|\*|--)")  # a comment line (Rust's `#[...]` is an attribute)
+DOC_WORD = re.compile(r"[a-z]{3,}")
+DOC_SHARED = 0.5  # of the old comment's words: the new comment says the same thing again
+
+
+def rewritten_doc_comments(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
+    """New comment lines right above a definition the sketch shows (as it is or edited), after a
+    marker that keeps the file's own comment above that definition: when the new comment says
+    much the same (half of the old one's words), the sketch rewrote the definition's doc comment,
+    and the old one goes. (A comment about something else is an addition: both stay.)"""
+    out = list(ops)
+    for k, op in enumerate(out):
+        if op.kind is Kind.MATCH:
+            j = op.o
+        elif op.kind is Kind.NEW and k and out[k - 1].kind is Kind.DROP:
+            j = out[k - 1].o
+            k -= 1
+        else:
+            continue
+        if not DEFINITION.match(orig.keys[j]) or op.s < 0:
+            continue
+        a = k  # the new comment lines right above the definition
+        while a > 0 and out[a - 1].kind is Kind.NEW and out[a - 1].s >= 0 and COMMENT.match(sketch.lines[out[a - 1].s].strip()):
+            a -= 1
+        c = j  # the file's comment lines right above it, all kept by the marker before
+        while c > 0 and orig.keys[c - 1] and COMMENT.match(orig.keys[c - 1]):
+            c -= 1
+        if a == k or c == j or a < j - c or any(x.kind is not Kind.COVER or x.o != c + y
+                                                for y, x in enumerate(out[a - (j - c):a])):
+            continue
+        new = set(DOC_WORD.findall(" ".join(sketch.lines[x.s] for x in out[a:k]).lower()))
+        old = set(DOC_WORD.findall(" ".join(orig.keys[c:j]).lower()))
+        if old and len(old & new) >= DOC_SHARED * len(old):
+            out[a - (j - c):a] = [Op(Kind.REWRITTEN, x) for x in range(c, j)]
+    return out

@@ -139,6 +139,17 @@ CASES = [
     ("import_repeated", "m.py", "from a import b\n\n\nx = b()\n", "from a import b, c\n# ... existing code ...\n", "twice"),
     ("import_repeated", "m.go", 'package p\n\nimport "strconv"\n\nfunc f() int {\n\treturn 1\n}\n',
      'package p\n\nimport (\n\t"fmt"\n\t"strconv"\n)\n\n// ... existing code ...\n', "twice"),
+    # 14b. new comment lines above a shown definition that say what the file's comment there said: rewritten
+    ("doc_comment_rewritten", "m.py", "x = 1\n\n\n# Scale the value by the factor\ndef scale(v):\n    return v * 2\n",
+     "# ... existing code ...\n# Scale the value by the given factor (2 by default)\ndef scale(v, factor=2):\n    return v * factor\n",
+     "x = 1\n\n\n# Scale the value by the given factor (2 by default)\ndef scale(v, factor=2):\n    return v * factor\n"),
+    ("doc_comment_rewritten", "m.js", "let x = 1;\n\n// Scale the value by the factor\nfunction scale(v) {\n  return v * 2;\n}\n",
+     "// ... existing code ...\n// Scale the value by the given factor (2 by default)\nfunction scale(v, factor = 2) {\n  return v * factor;\n}\n",
+     "let x = 1;\n\n// Scale the value by the given factor (2 by default)\nfunction scale(v, factor = 2) {\n  return v * factor;\n}\n"),
+    # ... while a comment about something else is added above the file's own
+    ("doc_comment_rewritten", "m.js", "let x = 1;\n\n// Scale the value by the factor\nfunction scale(v) {\n  return v * 2;\n}\n",
+     "// ... existing code ...\n// Deprecated: use resize instead.\nfunction scale(v) {\n// ... existing code ...\n",
+     "let x = 1;\n\n// Scale the value by the factor\n// Deprecated: use resize instead.\nfunction scale(v) {\n  return v * 2;\n}\n"),
     # 20. a line of the file re-typed next to a marker that keeps it: refused
     ("context_line_copied", "m.py", "x = 1\ny = 2\nz = 3\n", "# ... existing code ...\nz = 3\ny = 2\n",
      "anew next to a marker that keeps the same line"),
