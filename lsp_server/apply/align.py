@@ -167,18 +167,29 @@ COMMON = 200   # a name on more lines than this finds no alike line
 SHORT = 12     # shorter lines are too alike by chance (`def b():`, `def d():`)
 
 
-def alike_lines(orig: Original, line: str) -> np.ndarray:
-    key = (line.strip(), len(indent_of(line)))
+def alike_lines(orig: Original, line: str, renamed: frozenset[str] = frozenset()) -> np.ndarray:
+    key = (line.strip(), len(indent_of(line)), renamed)
     found = orig.alike_cache.get(key)
     if found is None:
-        found = orig.alike_cache[key] = _alike_lines(orig, line)
+        found = orig.alike_cache[key] = _alike_lines(orig, line, renamed)
     return found
 
 
-def _alike_lines(orig: Original, line: str) -> np.ndarray:
+def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
+    """Names the file does not have that two or more of the sketch's new lines use: what a rename
+    renames to (one new name on one line is as likely a different call)."""
+    seen: Counter = Counter()
+    for line, is_marker in zip(sketch.lines, sketch.marker):
+        if not is_marker and line.strip() not in orig.counts:
+            seen.update(set(WORD.findall(line)))
+    orig.index_words(set(seen))
+    return frozenset(w for w, n in seen.items() if n >= 2 and not orig.lines_with(w))
+
+
+def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarray:
     """Original lines a new sketch line may replace as their edit: the same statement head; or,
-    at the same depth, nearly the same text (a name renamed) or the old text extended (`versions`
-    → `versions = versions`)."""
+    at the same depth, nearly the same text, the same tokens with one name renamed, or the old
+    text extended (`versions` → `versions = versions`)."""
     key = line.strip()
     sig = signature(key)
     out = set(orig.at_sig.get(sig, NONE).tolist()) if sig is not None else set()
@@ -192,13 +203,23 @@ def _alike_lines(orig: Original, line: str) -> np.ndarray:
             old = orig.keys[j]
             if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
                 continue
-            if len(old) >= 3 and key.startswith(old):
+            if len(old) >= 3 and key.startswith(old) or _renamed(old, key, renamed):
                 out.add(j)
             elif len(key) >= SHORT and abs(len(old) - len(key)) <= len(key) // 3:
                 sm = difflib.SequenceMatcher(None, old, key, autojunk=False)
                 if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR:
                     out.add(j)
     return np.array(sorted(out), dtype=np.int64) if out else NONE
+
+
+def _renamed(old: str, new: str, renamed: frozenset[str]) -> bool:
+    """The same tokens but one name, replaced everywhere on the line by a name the sketch renames
+    to (see new_names)."""
+    a, b = TOKEN.findall(old), TOKEN.findall(new)
+    if len(a) != len(b):
+        return False
+    pairs = {(x, y) for x, y in zip(a, b) if x != y}
+    return len(pairs) == 1 and next(iter(pairs))[1] in renamed and WORD.fullmatch(next(iter(pairs))[0]) is not None
 
 
 def reward(orig: Original, key: str) -> int:
@@ -315,13 +336,31 @@ def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
                 if orig.counts.get(sketch.lines[i].strip(), 0):
                     opened = max((m for m in range(i) if sketch.marker[m]), default=-1)
                     (firsts if is_first else lasts)[opened] = i
-    out = set(firsts.values())
+    out = {i for i in firsts.values() if not _out_of_order(orig, sketch, i, 1)}
     for opened, i in lasts.items():
         first = firsts.get(opened)
         if first is not None and first != i and _once_at(orig, sketch.lines[first]) > _once_at(orig, sketch.lines[i]) >= 0:
             continue  # the two cannot both be context (the file has them the other way round): the first is
-        out.add(i)
+        if not _out_of_order(orig, sketch, i, -1):
+            out.add(i)
     return frozenset(out)
+
+
+def _out_of_order(orig: Original, sketch: Sketch, i: int, step: int) -> bool:
+    """Does the sketch shift stretch end i's depth from the file's otherwise than that of the next
+    line inward that the file has once? Then i is no context but a line the sketch moved (an
+    import moved up out of a `try:`), and the lines around it say where the stretch is."""
+    at = _once_at(orig, sketch.lines[i])
+    if at < 0:
+        return False
+    shift = len(indent_of(sketch.lines[i])) - int(orig.indent[at])
+    x = i + step
+    while 0 <= x < len(sketch.lines) and not sketch.marker[x]:
+        there = _once_at(orig, sketch.lines[x]) if sketch.lines[x].strip() else -1
+        if there >= 0:
+            return len(indent_of(sketch.lines[x])) - int(orig.indent[there]) != shift
+        x += step
+    return False
 
 
 NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
@@ -345,7 +384,7 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     return out
 
 
-def _in_new_blocks(orig: Original, sketch: Sketch) -> tuple[frozenset[int], frozenset[int]]:
+def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> tuple[frozenset[int], frozenset[int]]:
     """Sketch lines inside a block whose opening line the file has in no form (not as it is, not
     alike): the body of a new definition, which edits no line of another block; and the brackets
     closing such blocks, which are no closing bracket of the file's."""
@@ -367,7 +406,7 @@ def _in_new_blocks(orig: Original, sketch: Sketch) -> tuple[frozenset[int], froz
         if any(new for _, new in stack):
             out.add(i)
         if OPENER.search(key):
-            new = orig.counts.get(key, 0) == 0 and not len(alike_lines(orig, line))
+            new = orig.counts.get(key, 0) == 0 and not len(alike_lines(orig, line, renamed))
             stack.append((depth, new))
     return frozenset(out), frozenset(closers)
 
@@ -387,7 +426,8 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     steps: list[tuple] = []
     orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
     anchored = {**_unique_in_context(orig, sketch), **_shown_block_closers(orig, sketch)}
-    in_new, new_closers = _in_new_blocks(orig, sketch)
+    renamed = new_names(orig, sketch)
+    in_new, new_closers = _in_new_blocks(orig, sketch, renamed)
     ends = _stretch_ends(orig, sketch)
     for i in range(m):
         prev = rows[i]
@@ -403,7 +443,7 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
         if i in ends:
             ins += PINNED if orig.counts.get(key, 0) == 1 else END
         a = prev + ins
-        alike = alike_lines(orig, s[i]) if key and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
+        alike = alike_lines(orig, s[i], renamed) if key and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
         if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
             alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
         alike = alike[~protected[alike]] if len(alike) else alike

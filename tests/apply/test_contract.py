@@ -83,6 +83,17 @@ CASES = [
      "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return a;\n}\n// ... existing code ...\n",
      JS4.replace("  const b = a * 2;\n  return b;\n", "  return a;\n")),
     # 12. a new line in place of an alike line edits it
+    # ... a line of the file shown out of its block, at another depth: moved there, not context
+    ("shown_line_is_the_files", "m.py",
+     '"""Doc."""\n\nimport os\nimport sys\n\ntry:\n    from collections.abc import Set\nexcept ImportError:\n'
+     '    from collections import Set\n\n\nclass A(Set):\n    pass\n',
+     '# ... existing code ...\n"""Doc."""\n\nfrom collections.abc import Set\nimport os\nimport sys\n\n\nclass A(Set):\n'
+     '# ... existing code ...\n',
+     '"""Doc."""\n\nfrom collections.abc import Set\nimport os\nimport sys\n\n\nclass A(Set):\n    pass\n'),
+    # ... a line with one name renamed (as other new lines rename it) is an edit of that line
+    ("alike_line_edited", "m.py", "def f(m, path):\n    last: dict[str, int] = {}\n    if m:\n        pass\n    else:\n        last[path] = m\n    return 1\n",
+     "def f(m, path):\n    known: dict[str, int] = {}\n    # ... existing code ...\n    else:\n        known[path] = m\n# ... existing code ...\n",
+     "def f(m, path):\n    known: dict[str, int] = {}\n    if m:\n        pass\n    else:\n        known[path] = m\n    return 1\n"),
     ("alike_line_edited", "m.py", PY4, "# ... existing code ...\n    b = a * 2\n    return b, a\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("return b\n", "return b, a\n")),
     ("alike_line_edited", "m.js", JS4, "// ... existing code ...\n  const b = a * 2;\n  return b + a;\n}\n// ... existing code ...\n",
