@@ -61,7 +61,8 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("import_repeated", "a result that imports a name twice (Python's top-level imports, Go's import paths)",
      "refused: the sketch rewrote an import without showing the one it replaces"),
     ("context_line_copied", "a line of the file written anew next to a marker that keeps the same line",
-     "refused: it was context, or moved code (a new definition copying a line is not refused)"),
+     "refused: it was context, or moved code (a new definition copying a line, or a block keyword such as "
+     "`try {`, is not refused)"),
     ("definition_spacing", "a new definition right after code a marker keeps",
      "at least the blank lines the file puts before its definitions at that depth; otherwise blank lines "
      "are the sketch's, and the file's blank lines next to kept code stay with it"),

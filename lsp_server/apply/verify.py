@@ -109,6 +109,7 @@ def edges_kept(d: Draft) -> str | None:
     return None
 
 
+BLOCK_WORD = re.compile(r"^(?:\}\s*)?(?:else|try|finally|do|loop)\s*\{$")  # `try {`: as `try:`, no one line's own
 NEAR = 3  # non-blank lines: how close to the sketch's stretch a marker's copy of its line is "next to" it
 
 
@@ -125,7 +126,7 @@ def no_context_copied(d: Draft) -> str | None:
         if op.kind is not Kind.NEW or op.s < 0 or (k and replaces(d.ops, k - 1)):
             continue  # (a line written in place of an alike one edits it)
         key = d.sketch.lines[op.s].strip()
-        if counts.get(key) != 1 or written[key] > 1 or is_trivial(key) or len(key) <= 3:
+        if counts.get(key) != 1 or written[key] > 1 or is_trivial(key) or len(key) <= 3 or BLOCK_WORD.match(key):
             continue
         j = next(x for x, line in enumerate(d.original) if line.strip() == key)
         if j not in cover:

@@ -166,6 +166,10 @@ CASES = [
      "anew next to a marker that keeps the same line"),
     ("context_line_copied", "m.js", "let x = 1;\nlet y = 2;\nlet z = 3;\n", "// ... existing code ...\nlet z = 3;\nlet y = 2;\n",
      "anew next to a marker that keeps the same line"),
+    # ... but a block keyword written anew (`try {` as `try:`) is no line of the file's own
+    ("context_line_copied", "m.js", "function f() {\n  try {\n    a();\n  } finally {\n    b();\n  }\n  run();\n  return 1;\n}\n",
+     "// ... existing code ...\n  } finally {\n    b();\n  }\n  try {\n    run();\n  } catch (e) {}\n  return 1;\n}\n",
+     "function f() {\n  try {\n    a();\n  } finally {\n    b();\n  }\n  try {\n    run();\n  } catch (e) {}\n  return 1;\n}\n"),
     # 21. a new definition right after kept code gets the file's blank lines before definitions
     ("definition_spacing", "m.py", PY4, "# ... existing code ...\ndef h():\n    return 2\n", PY4 + "\n\ndef h():\n    return 2\n"),
     ("definition_spacing", "m.js", JS4, "// ... existing code ...\nfunction h() {\n  return 2;\n}\n", JS4 + "\nfunction h() {\n  return 2;\n}\n"),
