@@ -175,6 +175,29 @@ def alike_lines(orig: Original, line: str, renamed: frozenset[str] = frozenset()
     return found
 
 
+def renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
+    """(old name, new name) pairs that two or more of the sketch's new lines make of lines of the file."""
+    seen: Counter = Counter()
+    for line, is_marker in zip(sketch.lines, sketch.marker):
+        key = line.strip()
+        if not is_marker and key and key not in orig.counts:
+            seen.update({pair for j in alike_lines(orig, line, renamed).tolist()
+                         if (pair := _renamed(orig.keys[j], key, renamed))})
+    return frozenset(p for p, n in seen.items() if n >= 2)
+
+
+def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
+    """The lines of the file this one may edit: its alike lines, or of those only the ones it
+    makes by a rename the sketch makes elsewhere too (`pairs`), if any."""
+    alike = alike_lines(orig, line, renamed)
+    if pairs and len(alike) > 1:
+        key = line.strip()
+        chosen = [j for j in alike.tolist() if _renamed(orig.keys[j], key, renamed) in pairs]
+        if chosen:
+            return np.array(chosen, dtype=np.int64)
+    return alike
+
+
 def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     """Names the file does not have that two or more of the sketch's new lines use: what a rename
     renames to (one new name on one line is as likely a different call)."""
@@ -203,7 +226,7 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
             old = orig.keys[j]
             if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
                 continue
-            if len(old) >= 3 and key.startswith(old) or _renamed(old, key, renamed):
+            if len(old) >= 3 and key.startswith(old) or _renamed(old, key, renamed) is not None:
                 out.add(j)
             elif len(key) >= SHORT and abs(len(old) - len(key)) <= len(key) // 3:
                 sm = difflib.SequenceMatcher(None, old, key, autojunk=False)
@@ -212,14 +235,17 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
     return np.array(sorted(out), dtype=np.int64) if out else NONE
 
 
-def _renamed(old: str, new: str, renamed: frozenset[str]) -> bool:
+def _renamed(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
     """The same tokens but one name, replaced everywhere on the line by a name the sketch renames
-    to (see new_names)."""
+    to (see new_names): (old name, new name), else None."""
     a, b = TOKEN.findall(old), TOKEN.findall(new)
     if len(a) != len(b):
-        return False
+        return None
     pairs = {(x, y) for x, y in zip(a, b) if x != y}
-    return len(pairs) == 1 and next(iter(pairs))[1] in renamed and WORD.fullmatch(next(iter(pairs))[0]) is not None
+    if len(pairs) != 1:
+        return None
+    pair = next(iter(pairs))
+    return pair if pair[1] in renamed and WORD.fullmatch(pair[0]) else None
 
 
 def reward(orig: Original, key: str) -> int:
@@ -427,6 +453,7 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
     anchored = {**_unique_in_context(orig, sketch), **_shown_block_closers(orig, sketch)}
     renamed = new_names(orig, sketch)
+    pairs = renames(orig, sketch, renamed)
     in_new, new_closers = _in_new_blocks(orig, sketch, renamed)
     ends = _stretch_ends(orig, sketch)
     for i in range(m):
@@ -443,7 +470,7 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
         if i in ends:
             ins += PINNED if orig.counts.get(key, 0) == 1 else END
         a = prev + ins
-        alike = alike_lines(orig, s[i], renamed) if key and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
+        alike = edited_lines(orig, s[i], renamed, pairs) if key and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
         if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
             alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
         alike = alike[~protected[alike]] if len(alike) else alike

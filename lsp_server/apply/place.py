@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, Kind, Op, Original, alike_lines, block_end, new_names, replaces,
-                                    reward)
+from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, Kind, Op, Original, block_end, new_names,
+                                    edited_lines, renames, replaces, reward)
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch, indent_of
 
@@ -156,6 +156,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
     """ops with every stretch that no line of the file pins down placed where it fits."""
     parts = stretches(sketch)
     renamed = new_names(orig, sketch)
+    pairs = renames(orig, sketch, renamed)
     at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
     for k, st in enumerate(parts):
         a, b = _ops_of(ops, st, at)
@@ -172,7 +173,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             if edge:
                 continue  # edits at the file's edge, which the sketch's edge pins
             written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
-            if len(written) == len(edits) and all(len(alike_lines(orig, sketch.lines[op.s], renamed)) == 1 for op in edits):
+            if len(written) == len(edits) and all(len(edited_lines(orig, sketch.lines[op.s], renamed, pairs)) == 1 for op in edits):
                 continue  # only edits, each of the one line of the file like it
             # several lines are like one it writes: nothing says it edits this one; it is new code
             ops = ops[:a] + [Op(Kind.COVER, op.o) if op.kind is Kind.DROP else op for op in seg] + ops[b:]

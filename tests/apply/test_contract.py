@@ -94,6 +94,13 @@ CASES = [
     ("alike_line_edited", "m.py", "def f(m, path):\n    last: dict[str, int] = {}\n    if m:\n        pass\n    else:\n        last[path] = m\n    return 1\n",
      "def f(m, path):\n    known: dict[str, int] = {}\n    # ... existing code ...\n    else:\n        known[path] = m\n# ... existing code ...\n",
      "def f(m, path):\n    known: dict[str, int] = {}\n    if m:\n        pass\n    else:\n        known[path] = m\n    return 1\n"),
+    # ... also alone between markers, when of the lines like it only one has the old name
+    ("alike_line_edited", "m.js",
+     "const re1 = /a/;\nconst re2 = /b/;\n\nfunction f(s) {\n  if (m = re1.exec(s)) {\n    return m;\n  }\n"
+     "  if (m = re2.exec(s)) {\n    return m;\n  }\n}\n",
+     "const first = /a/;\n// ... existing code ...\n  if (m = first.exec(s)) {\n  // ... existing code ...\n",
+     "const first = /a/;\nconst re2 = /b/;\n\nfunction f(s) {\n  if (m = first.exec(s)) {\n    return m;\n  }\n"
+     "  if (m = re2.exec(s)) {\n    return m;\n  }\n}\n"),
     ("alike_line_edited", "m.py", PY4, "# ... existing code ...\n    b = a * 2\n    return b, a\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("return b\n", "return b, a\n")),
     ("alike_line_edited", "m.js", JS4, "// ... existing code ...\n  const b = a * 2;\n  return b + a;\n}\n// ... existing code ...\n",
