@@ -182,7 +182,7 @@ def renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozense
         key = line.strip()
         if not is_marker and key and key not in orig.counts:
             seen.update({pair for j in alike_lines(orig, line, renamed).tolist()
-                         if (pair := _renamed(orig.keys[j], key, renamed))})
+                         if (pair := renamed_as(orig.keys[j], key, renamed))})
     return frozenset(p for p, n in seen.items() if n >= 2)
 
 
@@ -192,7 +192,7 @@ def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: froz
     alike = alike_lines(orig, line, renamed)
     if pairs and len(alike) > 1:
         key = line.strip()
-        chosen = [j for j in alike.tolist() if _renamed(orig.keys[j], key, renamed) in pairs]
+        chosen = [j for j in alike.tolist() if renamed_as(orig.keys[j], key, renamed) in pairs]
         if chosen:
             return np.array(chosen, dtype=np.int64)
     return alike
@@ -226,7 +226,7 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
             old = orig.keys[j]
             if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
                 continue
-            if len(old) >= 3 and key.startswith(old) or _renamed(old, key, renamed) is not None:
+            if len(old) >= 3 and key.startswith(old) or renamed_as(old, key, renamed) is not None:
                 out.add(j)
             elif len(key) >= SHORT and abs(len(old) - len(key)) <= len(key) // 3:
                 sm = difflib.SequenceMatcher(None, old, key, autojunk=False)
@@ -235,7 +235,7 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
     return np.array(sorted(out), dtype=np.int64) if out else NONE
 
 
-def _renamed(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
+def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
     """The same tokens but one name, replaced everywhere on the line by a name the sketch renames
     to (see new_names): (old name, new name), else None."""
     a, b = TOKEN.findall(old), TOKEN.findall(new)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, Kind, Op, Original, block_end, new_names,
-                                    edited_lines, renames, replaces, reward)
+                                    edited_lines, renamed_as, renames, replaces, reward)
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch, indent_of
 
@@ -129,10 +129,12 @@ def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int
 EDIT_RUN = 3  # alike lines edited in a row with no telling line of the file after them before a marker
 
 
-def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch) -> None:
+def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch,
+                          renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> None:
     """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of
     the file's lines, with fewer than two telling lines of the file after them, may as well add
-    those lines before the ones it would edit: refused (context after an edit says which)."""
+    those lines before the ones it would edit: refused (context after an edit says which). A
+    line renamed as the sketch renames elsewhere too is an edit for sure."""
     if not st.marker_after:
         return
     edits = shown = 0
@@ -142,7 +144,8 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
             shown += 1  # two lines of the file (or one it has once) after the edits say they are edits
             if shown == 2 or reward(orig, orig.keys[op.o]) >= MATCH:
                 break
-        edits += replaces(seg, x)
+        if replaces(seg, x):
+            edits += renamed_as(orig.keys[op.o], sketch.lines[seg[x + 1].s].strip(), renamed) not in pairs
     if edits >= EDIT_RUN:
         first = next(op.s for op in seg if op.kind is Kind.NEW)
         raise ApplyError(f"the sketch's lines before its marker at line {st.end + 1} may replace original lines or be "
@@ -165,7 +168,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         if not any(op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip() for op in seg):
             continue  # nothing new to place (`]` alone after a marker is the file's)
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
-            _check_trailing_edits(seg, orig, sketch, st)
+            _check_trailing_edits(seg, orig, sketch, st, renamed, pairs)
             continue  # it shows a line the file has once: the alignment placed it
         edits = [seg[x + 1] for x in range(len(seg)) if replaces(seg, x)]
         edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
