@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, Kind, Op, Original, block_end, new_names,
+from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, NAME, Kind, Op, Original, block_end, new_names,
                                     edited_lines, renamed_as, renames, replaces, reward)
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch, indent_of
@@ -129,12 +129,21 @@ def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int
 EDIT_RUN = 3  # alike lines edited in a row with no telling line of the file after them before a marker
 
 
+def _same_definition(old: str, new: str) -> bool:
+    """Do both lines define the same name (`def f(a)` → `def f(a, b)`)?"""
+    if not (DEFINITION.match(old) and DEFINITION.match(new)):
+        return False
+    a, b = NAME.match(old), NAME.match(new)
+    return a is not None and b is not None and a.group(1) == b.group(1)
+
+
 def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch,
                           renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> None:
     """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of
     the file's lines, with fewer than two telling lines of the file after them, may as well add
     those lines before the ones it would edit: refused (context after an edit says which). A
-    line renamed as the sketch renames elsewhere too is an edit for sure."""
+    line renamed as the sketch renames elsewhere too is an edit for sure, and so is the first line
+    of a definition of the same name (and the lines above it)."""
     if not st.marker_after:
         return
     edits = shown = 0
@@ -145,7 +154,10 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
             if shown == 2 or reward(orig, orig.keys[op.o]) >= MATCH:
                 break
         if replaces(seg, x):
-            edits += renamed_as(orig.keys[op.o], sketch.lines[seg[x + 1].s].strip(), renamed) not in pairs
+            old, new = orig.keys[op.o], sketch.lines[seg[x + 1].s].strip()
+            if _same_definition(old, new):
+                return  # a definition cannot be added beside itself: the edits above it are edits too
+            edits += renamed_as(old, new, renamed) not in pairs
     if edits >= EDIT_RUN:
         first = next(op.s for op in seg if op.kind is Kind.NEW)
         raise ApplyError(f"the sketch's lines before its marker at line {st.end + 1} may replace original lines or be "
