@@ -102,10 +102,11 @@ CASES = [
      "const first = /a/;\nconst re2 = /b/;\n\nfunction f(s) {\n  if (m = first.exec(s)) {\n    return m;\n  }\n"
      "  if (m = re2.exec(s)) {\n    return m;\n  }\n}\n"),
     # ... edits ending right before a marker, the last of them a definition's first line: edits there
-    ("alike_line_edited", "m.py", "def f():\n    return 1\n\n\n# Add one to the value x.\n# Return the sum.\ndef g(x):\n    return x + 1\n",
-     "# ... existing code ...\ndef f():\n    return 1\n\n\n# Add n to the value x.\n# Return the sum as a number.\ndef g(x, n):\n"
+    ("alike_line_edited", "m.py", "def f():\n    return 1\n\n\n# Add one to the value of x.\n# Return the sum of them.\n"
+     "def g(x):\n    return x + 1\n",
+     "# ... existing code ...\ndef f():\n    return 1\n\n\n# Add n to the value of x.\n# Return the sum of both.\ndef g(x, n):\n"
      "    # ... existing code ...\n",
-     "def f():\n    return 1\n\n\n# Add n to the value x.\n# Return the sum as a number.\ndef g(x, n):\n    return x + 1\n"),
+     "def f():\n    return 1\n\n\n# Add n to the value of x.\n# Return the sum of both.\ndef g(x, n):\n    return x + 1\n"),
     ("alike_line_edited", "m.py", PY4, "# ... existing code ...\n    b = a * 2\n    return b, a\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("return b\n", "return b, a\n")),
     ("alike_line_edited", "m.js", JS4, "// ... existing code ...\n  const b = a * 2;\n  return b + a;\n}\n// ... existing code ...\n",
