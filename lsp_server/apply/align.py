@@ -180,7 +180,7 @@ def renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozense
     seen: Counter = Counter()
     for line, is_marker in zip(sketch.lines, sketch.marker):
         key = line.strip()
-        if not is_marker and key and key not in orig.counts:
+        if not is_marker and key and key not in orig.counts and not renamed.isdisjoint(WORD.findall(key)):
             seen.update({pair for j in alike_lines(orig, line, renamed).tolist()
                          if (pair := renamed_as(orig.keys[j], key, renamed))})
     return frozenset(p for p, n in seen.items() if n >= 2)
@@ -222,11 +222,12 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
         words = set(WORD.findall(key))
         known = sorted((len(found), w) for w in words if (found := orig.lines_with(w)))
         near = {j for _, w in known[:2] for j in orig.lines_with(w)[:COMMON]}  # lines sharing its rarest names
+        renames_here = bool(words & renamed)
         for j in near:
             old = orig.keys[j]
             if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
                 continue
-            if len(old) >= 3 and key.startswith(old) or renamed_as(old, key, renamed) is not None:
+            if len(old) >= 3 and key.startswith(old) or renames_here and renamed_as(old, key, renamed) is not None:
                 out.add(j)
             elif len(key) >= SHORT and abs(len(old) - len(key)) <= len(key) // 3:
                 sm = difflib.SequenceMatcher(None, old, key, autojunk=False)
@@ -260,12 +261,18 @@ def reward(orig: Original, key: str) -> int:
     return 2 * MATCH if DEFINITION.match(key) and unique_name else MATCH
 
 
-def _cover(kept: np.ndarray, orig: Original, width: int, empty: int) -> np.ndarray:
+def _barriers(orig: Original, width: int) -> np.ndarray:
+    """Per file position, an offset that rises by STEP at each non-blank line shallower than
+    `width`, counted from the end: earlier stretches higher, so a running minimum never carries
+    across a barrier (any window of it works alike)."""
+    seg = np.concatenate([[0], np.cumsum((orig.indent < width) & ~orig.blank)])
+    return (seg[-1] - seg) * STEP
+
+
+def _cover(kept: np.ndarray, offset: np.ndarray, empty: int) -> np.ndarray:
     """Costs after a marker: it starts where a line before it was kept (never after a drop) and
     covers o[k:j] (k < j) for free, +HINT if that run holds a non-blank line shallower than the
-    marker; covering nothing costs `empty`."""
-    seg = np.concatenate([[0], np.cumsum((orig.indent < width) & ~orig.blank)])
-    offset = (seg[-1] - seg) * STEP  # earlier stretches higher: a minimum never carries across a barrier
+    marker (offset: _barriers for its width); covering nothing costs `empty`."""
     same = np.minimum.accumulate(kept + offset)[:-1] - offset[1:]
     covered = np.minimum(np.where(same >= STEP, BIG, same), np.minimum.accumulate(kept)[:-1] + HINT)
     return np.minimum(kept + empty, np.concatenate([[BIG], covered]))
@@ -437,99 +444,183 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> t
     return frozenset(out), frozenset(closers)
 
 
+@dataclass
+class _Costs:
+    """What every part of the programme reads: computed once per alignment, indexed globally."""
+    del_cost: np.ndarray        # prefix sums of dropping lines (protected definitions cost PINNED)
+    protected: np.ndarray
+    edges: set[int]
+    anchored: dict[int, int]
+    renamed: frozenset[str]
+    pairs: frozenset[tuple[str, str]]
+    in_new: frozenset[int]
+    new_closers: frozenset[int]
+    ends: frozenset[int]
+    barriers: dict[int, np.ndarray]
+
+
 def align(orig: Original, sketch: Sketch) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
-    sketch line once (MATCH/NEW), in output order."""
-    n, s, marker = len(orig.lines), sketch.lines, sketch.marker
+    sketch line once (MATCH/NEW), in output order. Sure anchors (see _sure_anchors) cut the
+    programme into parts solved apart: the same path, in a fraction of the cells."""
+    n, s = len(orig.lines), sketch.lines
     m = len(s)
-    rows = np.empty((m + 1, n + 1), dtype=np.int64)
-    kept = np.empty((m + 1, n + 1), dtype=np.int64)
     protected = _protected(orig, sketch)
-    del_cost = orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)])
-    rows[0], kept[0] = del_cost, np.concatenate([[0], np.full(n, BIG)])
     shown = [i for i in range(m) if s[i].strip()]
-    edges = {shown[0], shown[-1]} if shown else set()
-    steps: list[tuple] = []
     orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
-    anchored = {**_unique_in_context(orig, sketch), **_shown_block_closers(orig, sketch)}
     renamed = new_names(orig, sketch)
-    pairs = renames(orig, sketch, renamed)
     in_new, new_closers = _in_new_blocks(orig, sketch, renamed)
-    ends = _stretch_ends(orig, sketch)
-    for i in range(m):
-        prev = rows[i]
+    c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
+               {shown[0], shown[-1]} if shown else set(),
+               {**_unique_in_context(orig, sketch), **_shown_block_closers(orig, sketch)},
+               renamed, renames(orig, sketch, renamed), in_new, new_closers, _stretch_ends(orig, sketch), {})
+    ops: list[Op] = []
+    bounds = [(-1, -1)] + _sure_anchors(orig, sketch, c.ends) + [(m, n)]
+    for (ia, ja), (ib, jb) in zip(bounds, bounds[1:]):
+        ops += _align_part(orig, sketch, c, ia + 1, ib, ja + 1, jb)
+        if ib < m:
+            ops.append(Op(Kind.MATCH, jb, ib))
+    return ops
+
+
+def _sure_anchors(orig: Original, sketch: Sketch, ends: frozenset[int]) -> list[tuple[int, int]]:
+    """(sketch line, file line) pairs the cheapest path takes for sure: the first and last telling
+    lines of stretches (see _stretch_ends: re-typing one costs PINNED) that the file and the
+    sketch each have once, whose non-blank neighbours in the stretch are its neighbours in the
+    file too, in the order of both (the longest such chain)."""
+    s, marker, keys = sketch.lines, sketch.marker, orig.keys
+    written = Counter(x.strip() for x, mk in zip(s, marker) if not mk)
+    found = []
+    for i in sorted(ends):
+        if written[s[i].strip()] != 1 or orig.counts.get(s[i].strip(), 0) != 1:
+            continue
+        j = _once_at(orig, s[i])
+        for step in (-1, 1):
+            x, y = i + step, j + step
+            while 0 <= x < len(s) and not marker[x] and not s[x].strip():
+                x += step
+            while 0 <= y < len(keys) and not keys[y]:
+                y += step
+            if 0 <= x < len(s) and not marker[x] and not (0 <= y < len(keys) and keys[y] == s[x].strip()):
+                break
+        else:
+            found.append((i, j))
+    return _rising_chain(found)
+
+
+def _rising_chain(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of (i, j) pairs (i rising) whose j rise too."""
+    import bisect
+    tails: list[int] = []      # j of the last pair of the best chain of each length
+    at: list[int] = []         # index into pairs of that pair
+    back = [-1] * len(pairs)
+    for x, (_, j) in enumerate(pairs):
+        k = bisect.bisect_left(tails, j)
+        back[x] = at[k - 1] if k else -1
+        if k == len(tails):
+            tails.append(j)
+            at.append(x)
+        else:
+            tails[k], at[k] = j, x
+    out, x = [], at[-1] if at else -1
+    while x >= 0:
+        out.append(pairs[x])
+        x = back[x]
+    return out[::-1]
+
+
+def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo: int, hi: int) -> list[Op]:
+    """The programme for sketch lines [i0, i1) over file lines [lo, hi), started as the whole
+    one starts (after a kept line) and ended at hi as the whole one ends at the file's end."""
+    s, marker = sketch.lines, sketch.marker
+    w = hi - lo
+    rows = np.empty((i1 - i0 + 1, w + 1), dtype=np.int64)
+    kept = np.empty((i1 - i0 + 1, w + 1), dtype=np.int64)
+    del_cost = c.del_cost[lo:hi + 1] - c.del_cost[lo]
+    rows[0], kept[0] = del_cost, np.concatenate([[0], np.full(w, BIG)])
+    scratch = np.empty(w + 1, dtype=np.int64)
+    steps: list[tuple] = []
+    for r, i in enumerate(range(i0, i1)):
+        prev = rows[r]
         if marker[i]:
-            empty = 0 if i in edges else EMPTY
+            empty = 0 if i in c.edges else EMPTY
             width = len(indent_of(s[i]))
-            kept[i + 1] = rows[i + 1] = _cover(kept[i], orig, width, empty)
+            if width not in c.barriers:
+                c.barriers[width] = _barriers(orig, width)
+            kept[r + 1] = rows[r + 1] = _cover(kept[r], c.barriers[width][lo:hi + 1], empty)
             steps.append((width, empty))
             continue
         key = s[i].strip()
         gain = reward(orig, key)
-        ins = (2 if not key else INS) + (gain if orig.counts.get(key, 0) == 1 else MATCH if i in anchored else 0)
-        if i in ends:
+        ins = (2 if not key else INS) + (gain if orig.counts.get(key, 0) == 1 else MATCH if i in c.anchored else 0)
+        if i in c.ends:
             ins += PINNED if orig.counts.get(key, 0) == 1 else END
-        a = prev + ins
-        alike = edited_lines(orig, s[i], renamed, pairs) if key and orig.counts.get(key, 0) == 0 and i not in in_new else NONE
+        a = kept[r + 1]  # (rows are written in place: no array per line)
+        np.add(prev, ins, out=a)
+        alike = edited_lines(orig, s[i], c.renamed, c.pairs) if key and orig.counts.get(key, 0) == 0 and i not in c.in_new else NONE
         if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
             alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
-        alike = alike[~protected[alike]] if len(alike) else alike
+        alike = alike[~c.protected[alike] & (alike >= lo) & (alike < hi)] - lo if len(alike) else alike
         if len(alike):
             a[alike + 1] = np.minimum(a[alike + 1], prev[alike] + ALIKE)
-        sid = orig.ids.get(key) if i not in new_closers else None
+        sid = orig.ids.get(key) if i not in c.new_closers else None
         hits = orig.at_id.get(sid) if sid is not None else None
         if hits is not None:
+            hits = hits[(hits >= lo) & (hits < hi)] - lo
             a[hits + 1] = np.minimum(a[hits + 1], prev[hits] - gain)
-            if i in anchored:
-                j = anchored[i]
+            if i in c.anchored and lo <= c.anchored[i] < hi:
+                j = c.anchored[i] - lo
                 a[j + 1] = min(a[j + 1], prev[j] - MATCH)
-        kept[i + 1] = a
-        rows[i + 1] = del_cost + np.minimum.accumulate(a - del_cost)
-        steps.append((sid, gain, ins, set(alike.tolist()), anchored.get(i, -1)))
-    return _trace(orig, sketch, rows, kept, steps, del_cost)
+        np.subtract(a, del_cost, out=scratch)
+        np.minimum.accumulate(scratch, out=scratch)
+        np.add(scratch, del_cost, out=rows[r + 1])
+        steps.append((sid, gain, ins, set(alike.tolist()), c.anchored.get(i, -1) - lo))
+    return _trace(orig, sketch, rows, kept, steps, del_cost, i0, lo)
 
 
-def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost) -> list[Op]:
-    """Walk the cheapest path back. At equal cost: a match, then a new line, then an alike
-    replacement; drops as few as explain the cost; a marker covers as little as it can."""
-    n, m = len(orig.lines), len(sketch.lines)
-    j, target, after_drops = n, rows[m][n], True
+def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost, i0: int, lo: int) -> list[Op]:
+    """Walk the cheapest path of a part back (local columns, global ops). At equal cost: a
+    match, then a new line, then an alike replacement; drops as few as explain the cost; a
+    marker covers as little as it can."""
+    w, m = rows.shape[1] - 1, rows.shape[0] - 1
+    j, target, after_drops = w, rows[m][w], True
     ops: list[Op] = []
-    for i in range(m - 1, -1, -1):
+    for r in range(m - 1, -1, -1):
+        i = i0 + r
         if sketch.marker[i]:
-            width, empty = steps[i]
-            if kept[i][j] + empty != target:
+            width, empty = steps[r]
+            if kept[r][j] + empty != target:
                 crossed, k = False, j - 1
                 while k >= 0:
-                    crossed = crossed or bool(orig.indent[k] < width and not orig.blank[k])
-                    if kept[i][k] + (HINT if crossed else 0) == target:
+                    crossed = crossed or bool(orig.indent[lo + k] < width and not orig.blank[lo + k])
+                    if kept[r][k] + (HINT if crossed else 0) == target:
                         break
                     k -= 1
-                ops.extend(Op(Kind.COVER, x, i) for x in range(j - 1, k - 1, -1))
+                ops.extend(Op(Kind.COVER, lo + x, i) for x in range(j - 1, k - 1, -1))
                 j = k
-            target, after_drops = kept[i][j], False
+            target, after_drops = kept[r][j], False
             continue
         if after_drops:  # o[k:j] dropped after sketch line i
             k = j
-            while kept[i + 1][k] + del_cost[j] - del_cost[k] != target:
+            while kept[r + 1][k] + del_cost[j] - del_cost[k] != target:
                 k -= 1
-            ops.extend(Op(Kind.DROP, x) for x in range(j - 1, k - 1, -1))
-            j, target = k, kept[i + 1][k]
-        sid, gain, ins, alike, anchor = steps[i]
-        prev = rows[i]
-        if j > 0 and sid is not None and orig.keys[j - 1] == sketch.lines[i].strip() and \
+            ops.extend(Op(Kind.DROP, lo + x) for x in range(j - 1, k - 1, -1))
+            j, target = k, kept[r + 1][k]
+        sid, gain, ins, alike, anchor = steps[r]
+        prev = rows[r]
+        if j > 0 and sid is not None and orig.keys[lo + j - 1] == sketch.lines[i].strip() and \
                 prev[j - 1] - (MATCH if j - 1 == anchor else gain) == target:
             j -= 1
-            ops.append(Op(Kind.MATCH, j, i))
+            ops.append(Op(Kind.MATCH, lo + j, i))
         elif prev[j] + ins == target:
             ops.append(Op(Kind.NEW, -1, i))
         elif j > 0 and (j - 1) in alike and prev[j - 1] + ALIKE == target:
             j -= 1
             ops.append(Op(Kind.NEW, -1, i))
-            ops.append(Op(Kind.DROP, j))
+            ops.append(Op(Kind.DROP, lo + j))
         else:
             raise AssertionError("the alignment's trace lost its way")
         target, after_drops = prev[j], True
-    ops.extend(Op(Kind.DROP, x) for x in range(j - 1, -1, -1))
+    ops.extend(Op(Kind.DROP, lo + x) for x in range(j - 1, -1, -1))
     ops.reverse()
     return ops
