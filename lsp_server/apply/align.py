@@ -326,10 +326,14 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
     """Sketch lines the file has several times but, together with the sketch's non-blank lines
     next to them (two or three in a row, no marker between), in one place only: line → that
     place. A run of shown lines is as good an anchor as a line the file has once."""
-    nb = [j for j, k in enumerate(orig.keys) if k]
-    at: dict[tuple[str, str], list[int]] = {}
-    for x in range(len(nb) - 1):
-        at.setdefault((orig.keys[nb[x]], orig.keys[nb[x + 1]]), []).append(x)
+    nb = np.flatnonzero(~orig.blank).tolist()  # the non-blank lines; rank: line → its index there
+    rank = {j: x for x, j in enumerate(nb)}
+
+    def starts_of(first: str, second: str) -> list[int]:
+        """Indexes x into nb where the file's non-blank lines read `first`, `second`."""
+        hits = orig.at_id.get(orig.ids.get(first, -1), NONE).tolist()
+        return [x for j in hits if (x := rank[j]) + 1 < len(nb) and orig.keys[nb[x + 1]] == second]
+
     runs: list[list[int]] = [[]]
     for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
         if is_marker:
@@ -345,7 +349,7 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
             for lo, hi in ((x - 1, x + 1), (x, x + 2), (x - 2, x + 1), (x - 1, x + 2), (x, x + 3)):
                 if lo < 0 or hi > len(run):
                     continue
-                starts = [p for p in at.get((keys[lo], keys[lo + 1]), ())
+                starts = [p for p in starts_of(keys[lo], keys[lo + 1])
                           if p + hi - lo <= len(nb) and all(orig.keys[nb[p + d]] == keys[lo + d] for d in range(hi - lo))]
                 if len(starts) == 1:
                     out[run[x]] = nb[starts[0] + x - lo]

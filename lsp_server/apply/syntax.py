@@ -87,16 +87,22 @@ def count_errors(root) -> int:
 TRIPLE = re.compile(r"\"\"\"|\'\'\'")
 STRING = re.compile(r"""[rRbBuUfF]*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
 FOLLOWS = re.compile(r"^(?:else|elif|except|finally|case)\b|^[)\]}]")  # lines that continue the statement above
+BRACKET = re.compile(r"[()\[\]{}]")
 PIECE = 150  # a top-level class longer than this is cut at its members
 
 
-def _statement_lines(lines: Sequence[str]) -> list[bool]:
+def _statement_lines(lines: Sequence[str], stop_after: int | None = None) -> list[bool]:
     """Per line: does a statement begin there (outside any bracket, triple-quoted string or
-    backslash continuation, and not a comment or blank line)?"""
+    backslash continuation, and not a comment or blank line)? With stop_after: only up to the
+    first top-level statement after that line (what comes later cannot matter to it)."""
     out, depth, quote, prev_open = [], 0, None, False
-    for line in lines:
+    for i, line in enumerate(lines):
         stripped = line.strip()
-        out.append(quote is None and depth == 0 and not prev_open and bool(stripped) and not stripped.startswith("#"))
+        start = quote is None and depth == 0 and not prev_open and bool(stripped) and not stripped.startswith("#")
+        if stop_after is not None and i > stop_after and start and line[:1] not in (" ", "\t") \
+                and not FOLLOWS.match(stripped) and not lines[i - 1].startswith("@"):
+            break
+        out.append(start)
         body = line
         if quote is not None:
             at = body.find(quote)
@@ -108,8 +114,9 @@ def _statement_lines(lines: Sequence[str]) -> list[bool]:
             for m in TRIPLE.finditer(body):
                 quote = m.group(0) if quote is None else None
         code = body.split("#", 1)[0] if "#" in body else body
-        if any(c in code for c in "()[]{}"):
-            depth = max(0, depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"))
+        if BRACKET.search(code):
+            depth = max(0, depth + code.count("(") + code.count("[") + code.count("{")
+                        - code.count(")") - code.count("]") - code.count("}"))
         prev_open = code.rstrip().endswith("\\")
     return out
 
@@ -127,12 +134,13 @@ def _cuts(lines: Sequence[str], starts: list[bool], lo: int, hi: int, width: int
     return cuts
 
 
-def python_pieces(lines: Sequence[str]) -> list[tuple[int, int]]:
+def python_pieces(lines: Sequence[str], starts: list[bool] | None = None) -> list[tuple[int, int]]:
     """The top-level statements of Python source as [start, end) line ranges (decorators with
     what they decorate; a long class cut at its members), found by a scan of brackets, triple
     quotes and indentation — cheap, and only a way to parse less: a piece that does not compile
-    is checked again whole."""
-    starts = _statement_lines(lines)
+    is checked again whole. (starts: _statement_lines of the lines, if known.)"""
+    if starts is None:
+        starts = _statement_lines(lines)
     top = _cuts(lines, starts, 0, len(lines), 0)
     if not top or top[0] != 0:
         top = [0] + top
@@ -151,12 +159,21 @@ def python_pieces(lines: Sequence[str]) -> list[tuple[int, int]]:
 def python_changed_parse(lines: Sequence[str], changed: set[int]) -> bool:
     """Do the top-level statements holding changed lines compile (a class member alone, under a
     stand-in `class _:`)? A False is checked again on the whole file."""
-    for a, b in python_pieces(lines):
+    if not changed:
+        return True
+    starts = _statement_lines(lines, max(changed))
+    lines = lines[:len(starts)]  # (the rest holds no changed line)
+    units: list[list[int]] = []  # changed pieces; next to each other and alike (members or not): one compile
+    for a, b in python_pieces(lines, starts):
         if not any(i in changed for i in range(a, b)):
             continue
+        member = lines[a][:1] in (" ", "\t")
+        if units and units[-1][1] == a and units[-1][2] == member:
+            units[-1][1] = b
+        else:
+            units.append([a, b, member])
+    for a, b, member in units:
         piece = "\n".join(lines[a:b])
-        if lines[a][:1] in (" ", "\t"):
-            piece = "class _:\n" + piece
-        if not python_parses(piece):
+        if not python_parses("class _:\n" + piece if member else piece):
             return False
     return True
