@@ -108,8 +108,14 @@ class Original:
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
 
     @cached_property
+    def reward_cache(self) -> dict:
+        """stripped line → reward's answer."""
+        return {}
+
+    @cached_property
     def alike_cache(self) -> dict:
-        """(stripped line, depth) → alike_lines' answer (asked by the alignment and by placement)."""
+        """(stripped line, depth, renamed) → alike_lines' answer (asked by the alignment and by
+        placement), and the sketch's renames."""
         return {}
 
     @cached_property
@@ -143,22 +149,22 @@ def prepare(lines: list[str], comment: str = "#") -> Original:
     keys = tuple(x.strip() for x in lines)
     counts = Counter(keys)
     ids: dict[str, int] = {"": 0}
-    o_ids = np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
+    id_list = [ids.setdefault(k, len(ids)) for k in keys]
     at_id: dict[int, list[int]] = {}
     at_sig: dict[tuple, list[int]] = {}
     at_bare: dict[str, list[int]] = {}
     for j, k in enumerate(keys):
         if comment in k and (bare := strip_comment(k, comment)) != k:
             at_bare.setdefault(bare, []).append(j)
-        at_id.setdefault(int(o_ids[j]), []).append(j)
+        at_id.setdefault(id_list[j], []).append(j)
         sig = signature(k)
         if sig is not None:
             at_sig.setdefault(sig, []).append(j)
-    blank = o_ids == 0
+    blank = np.array(id_list, dtype=np.int64) == 0
     del_cost = np.concatenate([[0], np.cumsum(np.where(blank, DEL_BLANK, DEL))]).astype(np.int64)
     return Original(tuple(lines), keys, counts, ids, {k: np.array(v) for k, v in at_id.items()},
                     {k: np.array(v) for k, v in at_sig.items()}, at_bare,
-                    np.array([len(indent_of(x)) for x in lines], dtype=np.int64), blank, del_cost)
+                    np.array([len(x) - len(x.lstrip()) for x in lines], dtype=np.int64), blank, del_cost)
 
 
 NONE = np.array([], dtype=np.int64)
@@ -176,7 +182,15 @@ def alike_lines(orig: Original, line: str, renamed: frozenset[str] = frozenset()
 
 
 def renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
-    """(old name, new name) pairs that two or more of the sketch's new lines make of lines of the file."""
+    """(old name, new name) pairs that two or more of the sketch's new lines make of lines of the
+    file (asked by the alignment and by placement: answered once)."""
+    memo = ("renames", sketch.lines, renamed)
+    if memo not in orig.alike_cache:
+        orig.alike_cache[memo] = _renames(orig, sketch, renamed)
+    return orig.alike_cache[memo]
+
+
+def _renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
     seen: Counter = Counter()
     for line, is_marker in zip(sketch.lines, sketch.marker):
         key = line.strip()
@@ -200,7 +214,14 @@ def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: froz
 
 def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     """Names the file does not have that two or more of the sketch's new lines use: what a rename
-    renames to (one new name on one line is as likely a different call)."""
+    renames to (one new name on one line is as likely a different call). Answered once per sketch."""
+    memo = ("new_names", sketch.lines)
+    if memo not in orig.alike_cache:
+        orig.alike_cache[memo] = _new_names(orig, sketch)
+    return orig.alike_cache[memo]
+
+
+def _new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     seen: Counter = Counter()
     for line, is_marker in zip(sketch.lines, sketch.marker):
         if not is_marker and line.strip() not in orig.counts:
@@ -249,8 +270,18 @@ def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] |
     return pair if pair[1] in renamed and WORD.fullmatch(pair[0]) else None
 
 
+NOTHING: frozenset[int] = frozenset()
+
+
 def reward(orig: Original, key: str) -> int:
     """What matching a sketch line says about its position."""
+    found = orig.reward_cache.get(key)
+    if found is None:
+        found = orig.reward_cache[key] = _reward(orig, key)
+    return found
+
+
+def _reward(orig: Original, key: str) -> int:
     count = orig.counts.get(key, 0)
     if count == 0 or is_trivial(key):
         return 0
@@ -555,13 +586,14 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
             steps.append((width, empty))
             continue
         key = s[i].strip()
+        count = orig.counts.get(key, 0)
         gain = reward(orig, key)
-        ins = (2 if not key else INS) + (gain if orig.counts.get(key, 0) == 1 else MATCH if i in c.anchored else 0)
+        ins = (2 if not key else INS) + (gain if count == 1 else MATCH if i in c.anchored else 0)
         if i in c.ends:
-            ins += PINNED if orig.counts.get(key, 0) == 1 else END
+            ins += PINNED if count == 1 else END
         a = kept[r + 1]  # (rows are written in place: no array per line)
         np.add(prev, ins, out=a)
-        alike = edited_lines(orig, s[i], c.renamed, c.pairs) if key and orig.counts.get(key, 0) == 0 and i not in c.in_new else NONE
+        alike = edited_lines(orig, s[i], c.renamed, c.pairs) if key and count == 0 and i not in c.in_new else NONE
         if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
             alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
         alike = alike[~c.protected[alike] & (alike >= lo) & (alike < hi)] - lo if len(alike) else alike
@@ -578,7 +610,7 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         np.subtract(a, del_cost, out=scratch)
         np.minimum.accumulate(scratch, out=scratch)
         np.add(scratch, del_cost, out=rows[r + 1])
-        steps.append((sid, gain, ins, set(alike.tolist()), c.anchored.get(i, -1) - lo))
+        steps.append((sid, gain, ins, set(alike.tolist()) if len(alike) else NOTHING, c.anchored.get(i, -1) - lo))
     return _trace(orig, sketch, rows, kept, steps, del_cost, i0, lo)
 
 

@@ -100,7 +100,7 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
     deeper, gets at least as many blank lines before it as the file puts before its definitions
     at that depth; so does a new top-level statement after a kept definition's body. Where the
     sketch shows the line before, its own blank lines stand."""
-    usual = _blank_lines_before_definitions(orig)
+    usual: dict[int, int] | None = None  # (asked only where new code follows kept code)
     out: list[Op] = []
     prev_line, prev_kind, top, blanks = None, None, "", 0
     for op in ops:
@@ -115,6 +115,8 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
             starts = (DEFINITION.match(key) or key.startswith("@")) and len(indent_of(prev_line)) >= depth
             after_body = depth == 0 and len(indent_of(prev_line)) > 0 and DEFINITION.match(top) and key[:1] not in "}])"
             if (starts or after_body) and not pk.startswith(("@", "#", "//")) and not OPENER.search(pk):
+                if usual is None:
+                    usual = _blank_lines_before_definitions(orig)
                 out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
         if key:
             prev_line, prev_kind, blanks = line, op.kind, 0
