@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,8 +57,7 @@ class Kind(enum.Enum):
     REWRITTEN = "rewritten"  # an original line of a block whose whole body the sketch wrote anew
 
 
-@dataclass(frozen=True)
-class Op:
+class Op(NamedTuple):  # (a tuple: a file's worth of them is made and walked by every pass)
     kind: Kind
     o: int = -1  # original line (-1 for NEW)
     s: int = -1  # sketch line (-1 for DROP and REWRITTEN; COVER: the marker's line)
