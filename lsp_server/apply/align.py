@@ -330,10 +330,12 @@ def _once_at(orig: Original, line: str) -> int:
     return int(hits[0]) if hits is not None and len(hits) == 1 else -1
 
 
-def _shown_block_closers(orig: Original, sketch: Sketch) -> dict[int, int]:
+def _shown_block_closers(orig: Original, sketch: Sketch, placed: dict[int, int]) -> dict[int, int]:
     """Closing brackets the sketch writes for a block whose opening line it shows and the file
-    has once: sketch line → the line closing that block in the file (its end, with the lines
-    between the sketch's last shown line and it deleted by adjacency)."""
+    has once (or in one place with the lines shown next to it: `placed`, from
+    _unique_in_context): sketch line → the line closing that block in the file (its end, with the lines
+    between the sketch's last shown line and it deleted by adjacency, or kept by a marker
+    indented inside the block)."""
     out: dict[int, int] = {}
     for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
         key = line.strip()
@@ -342,11 +344,13 @@ def _shown_block_closers(orig: Original, sketch: Sketch) -> dict[int, int]:
         depth = len(indent_of(line))
         for x in range(i - 1, -1, -1):
             if sketch.marker[x]:
+                if len(indent_of(sketch.lines[x])) > depth:
+                    continue  # a marker inside the block stands for its body
                 break
             above = sketch.lines[x]
             if above.strip() and len(indent_of(above)) <= depth:
                 if len(indent_of(above)) == depth and above.strip().endswith(("{", "(", "[")):
-                    opened = _once_at(orig, above)
+                    opened = _once_at(orig, above) if x not in placed else placed[x]
                     if opened >= 0 and orig.keys[end := block_end(orig, opened)] == key:
                         out[i] = end
                 break
@@ -486,6 +490,7 @@ class _Costs:
     protected: np.ndarray
     edges: set[int]
     anchored: dict[int, int]
+    pinned_closers: frozenset[int]
     renamed: frozenset[str]
     pairs: frozenset[tuple[str, str]]
     in_new: frozenset[int]
@@ -507,7 +512,7 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     in_new, new_closers = _in_new_blocks(orig, sketch, renamed)
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
                {shown[0], shown[-1]} if shown else set(),
-               {**_unique_in_context(orig, sketch), **_shown_block_closers(orig, sketch)},
+               *_anchored(orig, sketch),
                renamed, renames(orig, sketch, renamed), in_new, new_closers, _stretch_ends(orig, sketch), {})
     ops: list[Op] = []
     bounds = [(-1, -1)] + _sure_anchors(orig, sketch, c.ends) + [(m, n)]
@@ -516,6 +521,23 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
         if ib < m:
             ops.append(Op(Kind.MATCH, jb, ib))
     return ops
+
+
+def _anchored(orig: Original, sketch: Sketch) -> tuple[dict[int, int], frozenset[int]]:
+    """Sketch lines the file has several times that are placed all the same: runs of shown lines
+    the file has in one place, and closing brackets of blocks whose opening line is placed; and
+    of those brackets, the ones right after a marker (the block's body elided): a stretch's
+    first line, its context, as re-typing it would cost PINNED."""
+    placed = _unique_in_context(orig, sketch)
+    closers = _shown_block_closers(orig, sketch, placed)
+    pinned = set()
+    for i in closers:
+        x = i - 1
+        while x >= 0 and not sketch.marker[x] and not sketch.lines[x].strip():
+            x -= 1
+        if x >= 0 and sketch.marker[x]:
+            pinned.add(i)
+    return {**placed, **closers}, frozenset(pinned)
 
 
 def _sure_anchors(orig: Original, sketch: Sketch, ends: frozenset[int]) -> list[tuple[int, int]]:
@@ -589,8 +611,8 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         count = orig.counts.get(key, 0)
         gain = reward(orig, key)
         ins = (2 if not key else INS) + (gain if count == 1 else MATCH if i in c.anchored else 0)
-        if i in c.ends:
-            ins += PINNED if count == 1 else END
+        if i in c.ends or i in c.pinned_closers:
+            ins += PINNED if count == 1 or i in c.pinned_closers else END
         a = kept[r + 1]  # (rows are written in place: no array per line)
         np.add(prev, ins, out=a)
         alike = edited_lines(orig, s[i], c.renamed, c.pairs) if key and count == 0 and i not in c.in_new else NONE
@@ -602,6 +624,8 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         sid = orig.ids.get(key) if i not in c.new_closers else None
         hits = orig.at_id.get(sid) if sid is not None else None
         if hits is not None:
+            if i in c.pinned_closers:  # (the block's own closing bracket, no other)
+                hits = hits[hits == c.anchored[i]]
             hits = hits[(hits >= lo) & (hits < hi)] - lo
             a[hits + 1] = np.minimum(a[hits + 1], prev[hits] - gain)
             if i in c.anchored and lo <= c.anchored[i] < hi:

@@ -33,7 +33,8 @@ ROWS: tuple[tuple[str, str, str], ...] = (
      "that line, kept as the file has it; written deeper or shallower, it is moved there"),
     ("deletion_by_adjacency", "two shown lines with nothing between them", "the file's lines between them are deleted"),
     ("closing_bracket_of_a_shown_block", "a closing bracket under a block's first line that the sketch shows and the "
-     "file has once", "that block's closing bracket in the file: the lines between it and the line above are deleted"),
+     "file has once", "that block's closing bracket in the file: the lines between it and the line above are deleted (or kept, by a "
+     "marker indented inside the block)"),
     ("alike_line_edited", "a new line where the file has an alike line (same statement head, or nearly the same "
      "text at the same depth, or one name renamed, or the same line without its trailing comment)", "an edit of that line"),
     ("doc_comment_rewritten", "after a marker, new comment lines right above a definition it shows, where the file's "

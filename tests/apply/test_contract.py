@@ -77,6 +77,14 @@ CASES = [
     ("deletion_by_adjacency", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return b;\n// ... existing code ...\n",
      JS4.replace("  const b = a * 2;\n", "")),
     # 11b. a closing bracket under a shown block's first line is that block's: the lines between go
+    # ... with the block's body elided by a marker indented inside it: that bracket still, and new code after it
+    ("closing_bracket_of_a_shown_block", "m.js",
+     "const x = 1;\n\nclass Err {\n  make(e) {\n    return {\n      inner: e,\n    };\n  }\n}\n\nclass Err2 extends Err {}\n\n"
+     "module.exports = Err;\n",
+     "// ... existing code ...\nclass Err {\n  // ... existing code ...\n}\n\nclass Err2 extends Err {\n  source() {\n    return {\n"
+     "      inner: 1,\n    };\n  }\n}\n\nmodule.exports = Err;\n",
+     "const x = 1;\n\nclass Err {\n  make(e) {\n    return {\n      inner: e,\n    };\n  }\n}\n\nclass Err2 extends Err {\n"
+     "  source() {\n    return {\n      inner: 1,\n    };\n  }\n}\n\nmodule.exports = Err;\n"),
     ("closing_bracket_of_a_shown_block", "m.py", "X = [\n    'a',\n    'b',\n    'c',\n]\n\n\ndef g():\n    return X\n",
      "X = [\n    'a',\n]\n# ... existing code ...\n", "X = [\n    'a',\n]\n\n\ndef g():\n    return X\n"),
     ("closing_bracket_of_a_shown_block", "m.js", JS4,
