@@ -202,11 +202,18 @@ def _renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozens
 
 def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
     """The lines of the file this one may edit: its alike lines, or of those only the ones it
-    makes by a rename the sketch makes elsewhere too (`pairs`), if any."""
+    makes by a rename the sketch makes elsewhere too (`pairs`), if any; for a definition's first
+    line, which is alike to no other definition, the one it renames as the sketch renames calls."""
     alike = alike_lines(orig, line, renamed)
+    key = line.strip()
     if pairs and len(alike) > 1:
-        key = line.strip()
         chosen = [j for j in alike.tolist() if renamed_as(orig.keys[j], key, renamed) in pairs]
+        if chosen:
+            return np.array(chosen, dtype=np.int64)
+    if pairs and not len(alike) and DEFINITION.match(key):  # a definition renamed as its callers are
+        words = set(WORD.findall(key))
+        chosen = sorted({j for old, new in pairs if new in words for j in orig.lines_with(old)
+                         if renamed_as(orig.keys[j], key, renamed) == (old, new)})
         if chosen:
             return np.array(chosen, dtype=np.int64)
     return alike
@@ -514,13 +521,44 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
                {shown[0], shown[-1]} if shown else set(),
                *_anchored(orig, sketch),
                renamed, renames(orig, sketch, renamed), in_new, new_closers, _stretch_ends(orig, sketch), {})
-    ops: list[Op] = []
     bounds = [(-1, -1)] + _sure_anchors(orig, sketch, c.ends) + [(m, n)]
+    ops = _solve(orig, sketch, c, bounds)
+    if len(c.pairs) > 1:
+        # lines alike but for the name (`i = skipKey(...)`, `i = skipVal(...)`) confirm each rename the
+        # sketch makes for several old names; the places the alignment chose say which is which
+        chosen = _chosen_renames(orig, sketch, ops, renamed)
+        if chosen != c.pairs:
+            orig.alike_cache[("renames", sketch.lines, renamed)] = c.pairs = chosen
+            ops = _solve(orig, sketch, c, bounds)
+    return ops
+
+
+def _solve(orig: Original, sketch: Sketch, c: _Costs, bounds: list[tuple[int, int]]) -> list[Op]:
+    ops: list[Op] = []
     for (ia, ja), (ib, jb) in zip(bounds, bounds[1:]):
         ops += _align_part(orig, sketch, c, ia + 1, ib, ja + 1, jb)
-        if ib < m:
+        if ib < len(sketch.lines):
             ops.append(Op(Kind.MATCH, jb, ib))
     return ops
+
+
+def _chosen_renames(orig: Original, sketch: Sketch, ops: list[Op], renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
+    """The renames the alignment's edits make on two or more lines, the most frequent old name
+    for each new one (none where two tie)."""
+    seen: Counter = Counter()
+    for k in range(len(ops) - 1):
+        if replaces(ops, k) and (pair := renamed_as(orig.keys[ops[k].o], sketch.lines[ops[k + 1].s].strip(), renamed)):
+            seen[pair] += 1
+    best: dict[str, list] = {}
+    for (old, new), count in seen.items():
+        if count >= 2:
+            best.setdefault(new, []).append((count, old))
+    out = set()
+    for new, olds in best.items():
+        olds.sort(reverse=True)
+        if len(olds) == 1 or olds[0][0] > olds[1][0]:
+            out.add((olds[0][1], new))
+    return frozenset(out)
 
 
 def _anchored(orig: Original, sketch: Sketch) -> tuple[dict[int, int], frozenset[int]]:

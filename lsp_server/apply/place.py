@@ -182,13 +182,14 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
             _check_trailing_edits(seg, orig, sketch, st, renamed, pairs)
             continue  # it shows a line the file has once: the alignment placed it
-        edits = [seg[x + 1] for x in range(len(seg)) if replaces(seg, x)]
+        edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
         edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
         if edits and not shown:
             if edge:
                 continue  # edits at the file's edge, which the sketch's edge pins
             written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
-            if len(written) == len(edits) and all(len(edited_lines(orig, sketch.lines[op.s], renamed, pairs)) == 1 for op in edits):
+            if len(written) == len(edits) and all(edited_lines(orig, sketch.lines[op.s], renamed, pairs).tolist() == [j]
+                                                  for j, op in edits):
                 continue  # only edits, each of the one line of the file like it
             # several lines are like one it writes: nothing says it edits this one; it is new code
             ops = ops[:a] + [Op(Kind.COVER, op.o) if op.kind is Kind.DROP else op for op in seg] + ops[b:]

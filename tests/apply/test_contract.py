@@ -115,6 +115,16 @@ CASES = [
      "# ... existing code ...\ndef f():\n    return 1\n\n\n# Add n to the value of x.\n# Return the sum of both.\ndef g(x, n):\n"
      "    # ... existing code ...\n",
      "def f():\n    return 1\n\n\n# Add n to the value of x.\n# Return the sum of both.\ndef g(x, n):\n    return x + 1\n"),
+    # ... a definition's first line renamed as the sketch renames its calls, alone between markers
+    ("alike_line_edited", "m.js",
+     "function run(s, i) {\n  i = skipA(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction again(s, i) {\n"
+     "  i = skipA(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction skipA(s, i) {\n  return i + 1;\n}\n\n"
+     "function skipB(s, i) {\n  return i + 2;\n}\n",
+     "function run(s, i) {\n  i = skipFirst(s, i);\n  // ... existing code ...\nfunction again(s, i) {\n  i = skipFirst(s, i);\n"
+     "  // ... existing code ...\nfunction skipFirst(s, i) {\n// ... existing code ...\n",
+     "function run(s, i) {\n  i = skipFirst(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction again(s, i) {\n"
+     "  i = skipFirst(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction skipFirst(s, i) {\n  return i + 1;\n}\n\n"
+     "function skipB(s, i) {\n  return i + 2;\n}\n"),
     ("alike_line_edited", "m.py", PY4, "# ... existing code ...\n    b = a * 2\n    return b, a\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("return b\n", "return b, a\n")),
     ("alike_line_edited", "m.js", JS4, "// ... existing code ...\n  const b = a * 2;\n  return b + a;\n}\n// ... existing code ...\n",
