@@ -17,7 +17,8 @@ ROWS: tuple[tuple[str, str, str], ...] = (
      "a fragment: the lines around it stay"),
     ("no_marker_unclear", "no marker otherwise", "refused: nobody can tell what it replaces"),
     ("leading_marker_appends", "a marker first, and new code last with no marker after it",
-     "the new code ends the file (it is appended, or replaces what follows the last line shown)"),
+     "the new code ends the file (it is appended, or replaces what follows the last line shown; "
+     "context the file has in several places is the last of them)"),
     ("first_lines_then_marker", "the file's first lines, a marker, then new code", "the marker stands for everything between"),
     ("trailing_marker_replaces_head", "no marker first, a marker last",
      "the sketch starts at the file's first line: lines above the first line it shows are deleted"),

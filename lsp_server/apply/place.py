@@ -221,6 +221,9 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             shifts = _shifts(orig, shown, lo, hi)
             if len(shifts) <= 1:
                 continue
+            at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
+            if (at_end and shown[0][1] == max(shifts)) or (at_start and shown[0][1] == min(shifts)):
+                continue  # at the sketch's edge with no marker there: the place nearest the file's edge
             options = []  # (a weak anchor: only the model's likelihood could tell, per whole text)
             gaps = shifts
         if len(gaps) == 1:

@@ -32,6 +32,10 @@ CASES = [
     ("leading_marker_appends", "calc.js", JS_CALC,
      "// ... existing code ...\n" + JS_SUB + "\nmodule.exports = { add, mul, sub };\n",
      JS_CALC.replace("module.exports = { add, mul };\n", JS_SUB.lstrip("\n") + "\nmodule.exports = { add, mul, sub };\n")),
+    # ... with context the file has in several places: the last of them (what the sketch appends to)
+    ("leading_marker_appends", "m.py", "def a():\n    return check(\n        1\n    )\n\n\ndef b():\n    return check(\n        1\n    )\n",
+     "# ... existing code ...\n    return check(\n        1\n    )\n\n\ndef c():\n    return 3\n",
+     "def a():\n    return check(\n        1\n    )\n\n\ndef b():\n    return check(\n        1\n    )\n\n\ndef c():\n    return 3\n"),
     # 5. the file's first lines shown, then a marker, then new code: the marker stands for the middle
     ("first_lines_then_marker", "calc.py", PY_CALC, "def add(a, b):\n    return a + b\n# ... existing code ..." + PY_SUB,
      PY_CALC + PY_SUB),
