@@ -204,6 +204,14 @@ def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: froz
     """The lines of the file this one may edit: its alike lines, or of those only the ones it
     makes by a rename the sketch makes elsewhere too (`pairs`), if any; for a definition's first
     line, which is alike to no other definition, the one it renames as the sketch renames calls."""
+    memo = ("edited", line, renamed, pairs)
+    found = orig.alike_cache.get(memo)
+    if found is None:
+        found = orig.alike_cache[memo] = _edited_lines(orig, line, renamed, pairs)
+    return found
+
+
+def _edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
     alike = alike_lines(orig, line, renamed)
     key = line.strip()
     if pairs and len(alike) > 1:
