@@ -31,7 +31,7 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("marker_indentation_keeps_code", "a marker's indentation",
      "a hint between equally good readings, never a reason to delete code"),
     ("shown_line_is_the_files", "a line equal to a line of the file (indentation aside)",
-     "that line, kept as the file has it; written deeper or shallower, it is moved there"),
+     "that line, kept as the file has it (trailing whitespace too); written deeper or shallower, it is moved there"),
     ("deletion_by_adjacency", "two shown lines with nothing between them", "the file's lines between them are deleted"),
     ("closing_bracket_of_a_shown_block", "a closing bracket under a block's first line that the sketch shows and the "
      "file has once", "that block's closing bracket in the file: the lines between it and the line above are deleted (or kept, by a "

@@ -59,7 +59,9 @@ def _render(ops: Sequence[Op], orig: Original, sketch: Sketch, ind: Indentation)
             moved = ind.convert(sketch.lines[op.s])
             if line.strip() and indent_of(moved) != indent_of(line):
                 line = moved + line[len(line.rstrip()):]
-            out.append(line if sketch.lines[op.s].endswith((" ", "\t")) else line.rstrip())
+            # a sketch with markers shows code, not trailing whitespace: the file's stays; a whole new
+            # file without markers is the new text, trailing whitespace (or none) included
+            out.append(line if sketch.has_markers or sketch.lines[op.s].endswith((" ", "\t")) else line.rstrip())
         elif op.kind is Kind.NEW:
             line = "" if op.s < 0 else sketch.lines[op.s]
             out.append(line if not line.strip() else ind.convert(line).rstrip())  # (a blank line as written)

@@ -95,6 +95,10 @@ CASES = [
      "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return a;\n}\n// ... existing code ...\n",
      JS4.replace("  const b = a * 2;\n  return b;\n", "  return a;\n")),
     # 12. a new line in place of an alike line edits it
+    # ... its trailing whitespace (a whitespace-only line shown blank) too
+    ("shown_line_is_the_files", "m.js", "function f() {\n  a();\n    \n  b();\n}\n",
+     "function f() {\n  a();\n\n  try {\n    b();\n  } catch (e) {}\n// ... existing code ...\n",
+     "function f() {\n  a();\n    \n  try {\n    b();\n  } catch (e) {}\n}\n"),
     # ... a line of the file shown out of its block, at another depth: moved there, not context
     ("shown_line_is_the_files", "m.py",
      '"""Doc."""\n\nimport os\nimport sys\n\ntry:\n    from collections.abc import Set\nexcept ImportError:\n'
