@@ -17,7 +17,7 @@ from lsp_server.apply.align import Kind, Op, Original, align, prepare
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.markers import LINE_COMMENT
 from lsp_server.apply.layout import definition_spacing, merged_blank_runs, whole_blank_runs
-from lsp_server.apply.place import place, rewritten_blocks, rewritten_doc_comments
+from lsp_server.apply.place import place, replaced_returns, rewritten_blocks, rewritten_doc_comments
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, indent_of, learn_indentation, parse
 from lsp_server.apply.verify import Draft, first_failure
 from lsp_server.protocol import detect_eol, normalise_eol
@@ -76,7 +76,10 @@ def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indent
         return "\n".join(_render(candidate, orig, sketch, ind) + [""]) + "\n"
 
     before = len(notes)
-    placed = place(rewritten_doc_comments(rewritten_blocks(ops, orig, sketch, ind.convert), orig, sketch), orig, sketch, ind.convert, render_text, chooser, notes)
+    placed = rewritten_blocks(ops, orig, sketch, ind.convert)
+    placed = rewritten_doc_comments(placed, orig, sketch)
+    placed = replaced_returns(placed, orig, sketch, ind.convert)
+    placed = place(placed, orig, sketch, ind.convert, render_text, chooser, notes)
     placed = merged_blank_runs(whole_blank_runs(placed, orig, sketch), orig, sketch)
     placed = definition_spacing(placed, orig, sketch, ind.convert)
     lines = _render(placed, orig, sketch, ind)

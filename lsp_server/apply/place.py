@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, NAME, Kind, Op, Original, block_end, new_names,
-                                    edited_lines, renamed_as, renames, replaces, reward)
+                                    edited_lines, renamed_as, renames, replaces, reward,
+                                    signature)
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch, indent_of
 
@@ -372,4 +373,21 @@ def rewritten_doc_comments(ops: list[Op], orig: Original, sketch: Sketch) -> lis
         old = set(DOC_WORD.findall(" ".join(orig.keys[c:j]).lower()))
         if old and len(old & new) >= DOC_SHARED * len(old):
             out[a - (j - c):a] = [Op(Kind.REWRITTEN, x) for x in range(c, j)]
+    return out
+
+
+def replaced_returns(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
+    """A new `return`/`raise`/`throw` written right before a kept line with the same statement
+    head at the same depth edits that line: code after it would never run, so it cannot be an
+    addition. (The sketch wrote a line the file has elsewhere too, so the alignment did not
+    take it for an edit.)"""
+    out = list(ops)
+    for k in range(len(out) - 1):
+        op, nxt = out[k], out[k + 1]
+        if op.kind is not Kind.NEW or op.s < 0 or nxt.kind is not Kind.COVER:
+            continue
+        key = sketch.lines[op.s].strip()
+        if TERMINAL.match(key) and signature(key) is not None and signature(key) == signature(orig.keys[nxt.o]) \
+                and len(indent_of(indent(sketch.lines[op.s]))) == orig.indent[nxt.o]:
+            out[k], out[k + 1] = Op(Kind.DROP, nxt.o), op
     return out

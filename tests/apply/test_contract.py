@@ -133,6 +133,10 @@ CASES = [
      "function run(s, i) {\n  i = skipFirst(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction again(s, i) {\n"
      "  i = skipFirst(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction skipFirst(s, i) {\n  return i + 1;\n}\n\n"
      "function skipB(s, i) {\n  return i + 2;\n}\n"),
+    # ... a new `return` right before a kept `return` of the same head (code after it would never run)
+    ("alike_line_edited", "m.py", "def f(a):\n    return g(a, 1)\n\n\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, None)\n",
+     "# ... existing code ...\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, 1)\n# ... existing code ...\n",
+     "def f(a):\n    return g(a, 1)\n\n\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, 1)\n"),
     ("alike_line_edited", "m.py", PY4, "# ... existing code ...\n    b = a * 2\n    return b, a\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("return b\n", "return b, a\n")),
     ("alike_line_edited", "m.js", JS4, "// ... existing code ...\n  const b = a * 2;\n  return b + a;\n}\n// ... existing code ...\n",
