@@ -41,7 +41,8 @@ END, PINNED = 2 * MATCH, 50 * MATCH  # re-typing the first or last line of a str
 BIG = 1 << 50
 STEP = 1 << 32  # offset between barrier-free stretches (see _cover)
 DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
-                        r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w")
+                        r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w"
+                        r"|^func\s+\([^)]*\)\s*\w")  # (a Go method: its receiver first)
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\S")
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
 SELF = ("self", "this", "cls")

@@ -363,16 +363,19 @@ def rewritten_doc_comments(ops: list[Op], orig: Original, sketch: Sketch) -> lis
         a = k  # the new comment lines right above the definition
         while a > 0 and out[a - 1].kind is Kind.NEW and out[a - 1].s >= 0 and COMMENT.match(sketch.lines[out[a - 1].s].strip()):
             a -= 1
+        b = a  # (the sketch's own blank lines above its comment)
+        while b > 0 and out[b - 1].kind is Kind.NEW and (out[b - 1].s < 0 or not sketch.lines[out[b - 1].s].strip()):
+            b -= 1
         c = j  # the file's comment lines right above it, all kept by the marker before
         while c > 0 and orig.keys[c - 1] and COMMENT.match(orig.keys[c - 1]):
             c -= 1
-        if a == k or c == j or a < j - c or any(x.kind is not Kind.COVER or x.o != c + y
-                                                for y, x in enumerate(out[a - (j - c):a])):
+        if a == k or c == j or b < j - c or any(x.kind is not Kind.COVER or x.o != c + y
+                                                for y, x in enumerate(out[b - (j - c):b])):
             continue
         new = set(DOC_WORD.findall(" ".join(sketch.lines[x.s] for x in out[a:k]).lower()))
         old = set(DOC_WORD.findall(" ".join(orig.keys[c:j]).lower()))
         if old and len(old & new) >= DOC_SHARED * len(old):
-            out[a - (j - c):a] = [Op(Kind.REWRITTEN, x) for x in range(c, j)]
+            out[b - (j - c):b] = [Op(Kind.REWRITTEN, x) for x in range(c, j)]
     return out
 
 

@@ -200,6 +200,10 @@ CASES = [
     ("doc_comment_rewritten", "m.js", "let x = 1;\n\n// Scale the value by the factor\nfunction scale(v) {\n  return v * 2;\n}\n",
      "// ... existing code ...\n// Scale the value by the given factor (2 by default)\nfunction scale(v, factor = 2) {\n  return v * factor;\n}\n",
      "let x = 1;\n\n// Scale the value by the given factor (2 by default)\nfunction scale(v, factor = 2) {\n  return v * factor;\n}\n"),
+    # ... a Go method's, with the sketch's own blank line above its new comment
+    ("doc_comment_rewritten", "m.go", "package p\n\nfunc a() {\n}\n\n// V to string\nfunc (v V) String() string {\n\treturn \"v\"\n}\n",
+     "// ... existing code ...\n\n// String returns v as a string.\nfunc (v V) String() string {\n// ... existing code ...\n",
+     "package p\n\nfunc a() {\n}\n\n// String returns v as a string.\nfunc (v V) String() string {\n\treturn \"v\"\n}\n"),
     # ... while a comment about something else is added above the file's own
     ("doc_comment_rewritten", "m.js", "let x = 1;\n\n// Scale the value by the factor\nfunction scale(v) {\n  return v * 2;\n}\n",
      "// ... existing code ...\n// Deprecated: use resize instead.\nfunction scale(v) {\n// ... existing code ...\n",
