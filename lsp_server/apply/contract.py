@@ -63,6 +63,9 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("result_must_parse", "a result that parses worse than the original", "refused"),
     ("import_repeated", "a result that imports a name twice (Python's top-level imports, Go's import paths)",
      "refused: the sketch rewrote an import without showing the one it replaces"),
+    ("definition_repeated", "a result defining a name twice in a row at one depth, one of them new (overloads and "
+     "decorated definitions aside)", "refused: the sketch changed the definition's first line without showing it as the "
+     "file has it"),
     ("context_line_copied", "a line of the file written anew next to a marker that keeps the same line",
      "refused: it was context, or moved code (a new definition copying a line, or a block keyword such as "
      "`try {`, is not refused)"),

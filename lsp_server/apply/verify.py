@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lsp_server.apply import syntax
-from lsp_server.apply.align import DEFINITION, Kind, Op, replaces
+from lsp_server.apply.align import DEFINITION, NAME, Kind, Op, replaces
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
 
 
@@ -166,6 +166,46 @@ def _in_new_definition(d: Draft, i: int) -> bool:
     return False
 
 
+def no_definition_repeated(d: Draft) -> str | None:
+    """A definition the sketch writes anew right next to the file's definition of the same name
+    at the same depth (only their bodies between): the result would define it twice — the sketch
+    meant an edit of a first line it did not show as the file has it. Overloads and decorated
+    definitions (`@x.setter`) are not refused."""
+    last: dict[int, tuple[str, bool, int]] = {}  # depth → (name, new?, line) of the definition last seen there
+    for op in d.ops:
+        if op.kind in (Kind.COVER, Kind.MATCH):
+            lines, i, new = d.original, op.o, False
+        elif op.kind is Kind.NEW and op.s >= 0:
+            lines, i, new = d.sketch.lines, op.s, True
+        else:
+            continue
+        line = lines[i]
+        key = line.strip()
+        if not key:
+            continue
+        depth = len(line) - len(line.lstrip())
+        for w in [w for w in last if w > depth]:
+            del last[w]
+        name = NAME.match(key) if DEFINITION.match(key) and not key.endswith(";") and not _decorated(lines, i) else None
+        if name is None:
+            if not (key[0] in "}])" and is_trivial(key)):  # (a body's closing bracket ends nothing between)
+                last.pop(depth, None)
+            continue
+        seen = last.get(depth)
+        if seen is not None and seen[0] == name.group(1) and seen[1] != new:
+            return (f"the result would define {name.group(1)!r} twice in a row: show the first line of the definition "
+                    "the sketch replaces as the file has it, or the lines around it")
+        last[depth] = (name.group(1), new, i)
+    return None
+
+
+def _decorated(lines, i: int) -> bool:
+    x = i - 1
+    while x >= 0 and not lines[x].strip():
+        x -= 1
+    return x >= 0 and lines[x].strip().startswith("@")
+
+
 PY_IMPORT = re.compile(r"^(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\s+([\w, ]+)$)")
 GO_IMPORT = re.compile(r"""^(?:import\s+)?(?:\w+\s+)?"([^"]+)"$""")
 
@@ -220,7 +260,8 @@ def parses(d: Draft) -> str | None:
     return None
 
 
-CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied, no_import_repeated, parses)
+CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied, no_import_repeated,
+          no_definition_repeated, parses)
 
 
 def first_failure(d: Draft) -> str | None:

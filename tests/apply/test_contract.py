@@ -208,6 +208,14 @@ CASES = [
     ("doc_comment_rewritten", "m.js", "let x = 1;\n\n// Scale the value by the factor\nfunction scale(v) {\n  return v * 2;\n}\n",
      "// ... existing code ...\n// Deprecated: use resize instead.\nfunction scale(v) {\n// ... existing code ...\n",
      "let x = 1;\n\n// Scale the value by the factor\n// Deprecated: use resize instead.\nfunction scale(v) {\n  return v * 2;\n}\n"),
+    # 19c. a name defined twice in a row, one of them new: refused
+    ("definition_repeated", "m.py", "X = 1\n\n\ndef f(num):\n    if num <= 0:\n        raise ValueError(num)\n    return num\n\n\n"
+     "def g(number):\n    if number <= 0:\n        raise ValueError(number)\n    return number\n",
+     "X = 1\n# ... existing code ...\ndef f(number):\n    if number <= 0:\n        raise ValueError(num)\n# ... existing code ...\n",
+     "define 'f' twice"),
+    ("definition_repeated", "m.js", "function f(a) {\n  return a;\n}\n\nfunction g(b) {\n  return b;\n}\n",
+     "// ... existing code ...\nfunction g(c) {\n  return c;\n}\n\nfunction g(b) {\n// ... existing code ...\n",
+     "define 'g' twice"),
     # 20. a line of the file re-typed next to a marker that keeps it: refused
     ("context_line_copied", "m.py", "x = 1\ny = 2\nz = 3\n", "# ... existing code ...\nz = 3\ny = 2\n",
      "anew next to a marker that keeps the same line"),
