@@ -171,6 +171,8 @@ def no_definition_repeated(d: Draft) -> str | None:
     at the same depth (only their bodies between): the result would define it twice — the sketch
     meant an edit of a first line it did not show as the file has it. Overloads and decorated
     definitions (`@x.setter`) are not refused."""
+    if not any(op.kind is Kind.NEW and op.s >= 0 and DEFINITION.match(d.sketch.lines[op.s].strip()) for op in d.ops):
+        return None  # (no new definition: nothing to look at)
     last: dict[int, tuple[str, bool, int]] = {}  # depth → (name, new?, line) of the definition last seen there
     for op in d.ops:
         if op.kind in (Kind.COVER, Kind.MATCH):
