@@ -23,6 +23,7 @@ ties):
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 import enum
 import re
@@ -424,17 +425,17 @@ def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
                 if orig.counts.get(sketch.lines[i].strip(), 0):
                     opened = max((m for m in range(i) if sketch.marker[m]), default=-1)
                     (firsts if is_first else lasts)[opened] = i
-    out = {i for i in firsts.values() if not _out_of_order(orig, sketch, i, 1)}
+    out = {i for i in firsts.values() if not _shifted_unlike_neighbours(orig, sketch, i, 1)}
     for opened, i in lasts.items():
         first = firsts.get(opened)
         if first is not None and first != i and _once_at(orig, sketch.lines[first]) > _once_at(orig, sketch.lines[i]) >= 0:
             continue  # the two cannot both be context (the file has them the other way round): the first is
-        if not _out_of_order(orig, sketch, i, -1):
+        if not _shifted_unlike_neighbours(orig, sketch, i, -1):
             out.add(i)
     return frozenset(out)
 
 
-def _out_of_order(orig: Original, sketch: Sketch, i: int, step: int) -> bool:
+def _shifted_unlike_neighbours(orig: Original, sketch: Sketch, i: int, step: int) -> bool:
     """Does the sketch shift stretch end i's depth from the file's otherwise than that of the next
     line inward that the file has once? Then i is no context but a line the sketch moved (an
     import moved up out of a `try:`), and the lines around it say where the stretch is."""
@@ -614,7 +615,6 @@ def _sure_anchors(orig: Original, sketch: Sketch, ends: frozenset[int]) -> list[
 
 def _rising_chain(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The longest subsequence of (i, j) pairs (i rising) whose j rise too."""
-    import bisect
     tails: list[int] = []      # j of the last pair of the best chain of each length
     at: list[int] = []         # index into pairs of that pair
     back = [-1] * len(pairs)
