@@ -147,6 +147,14 @@ def test_the_head_at_target_rows_equals_the_full_logits():
 
 
 @needs_torch
+def test_lora_goes_on_the_named_modules_of_the_upper_layers_only():
+    model = lora_model(spec=tne.LoraSpec(rank=4, alpha=8, layers_from=1))
+    adapted = {n.split(".lora_")[0] for n, p in model.named_parameters() if p.requires_grad}
+    assert adapted == {f"base_model.model.model.layers.1.{m}" for m in
+                       ("self_attn.q_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.down_proj")}
+
+
+@needs_torch
 def test_merge_is_base_plus_scaled_product():
     import torch
 
