@@ -44,7 +44,8 @@ from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from lsp_server.next_edit.history import edit_between  # noqa: E402
-from lsp_server.next_edit.model import AFTER, BEFORE, FENCE, FORMAT_VERSION, build_prompt, region_for  # noqa: E402
+from lsp_server.next_edit.model import (AFTER, BEFORE, FENCE, FORMAT_VERSION, build_prompt, region_centre,  # noqa: E402
+                                        region_for)
 from lsp_server.next_edit.patterns import tokens  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,6 +194,11 @@ class Step:
     cursor: int                # the line of the last edit
     last: Hunk
     next: Hunk | None          # in the coordinates of `lines`; None after the last edit
+    last_pair: tuple[int, str, str] | None = None  # the last edit's last changed line pair
+
+    def served_region(self) -> tuple[int, int]:
+        """The region the server would show the model now (model.region_centre)."""
+        return region_for(len(self.lines), region_centre(list(self.lines), self.cursor, self.last_pair))
 
 
 def hunks_between(old: list[str], new: list[str]) -> list[Hunk]:
@@ -215,7 +221,8 @@ def replay(path: str, lines: tuple[str, ...], hunks: list[Hunk]) -> list[Step]:
         edit = edit_between(path, "\n".join(lines), "\n".join(after))
         diffs = diffs + ((edit.diff,) if edit else ())
         cursor = min(hunk.start, max(len(after) - 1, 0))
-        steps.append(Step(after, diffs, cursor, hunk, hunks[k + 1] if k + 1 < len(hunks) else None))
+        pair = edit.pairs[-1] if edit and edit.pairs else None
+        steps.append(Step(after, diffs, cursor, hunk, hunks[k + 1] if k + 1 < len(hunks) else None, pair))
         lines = after
     return steps
 
@@ -295,11 +302,14 @@ def answer(region: list[str]) -> str:
 
 
 def edit_example(src: Source, step: Step, ident: str, seed: int, augmented: bool) -> Example | None:
+    """The region the server would show when it holds the next hunk, else one drawn around it."""
     assert step.next is not None
-    centre = centre_for(len(step.lines), step.next, random.Random(f"{seed}:{ident}"))
-    if centre is None:
-        return None
-    start, end = region_for(len(step.lines), centre)
+    start, end = step.served_region()
+    if len(step.next.new) > BEFORE + AFTER or not contains((start, end), step.next):
+        centre = centre_for(len(step.lines), step.next, random.Random(f"{seed}:{ident}"))
+        if centre is None:
+            return None
+        start, end = region_for(len(step.lines), centre)
     after = step.next.apply(step.lines)
     region_after = after[start:end + len(step.next.new) - len(step.next.old)]
     prompt = build_prompt(src.prompt_path, list(step.lines), start, end, list(step.diffs[-RECENT_EDITS:]))
@@ -308,7 +318,7 @@ def edit_example(src: Source, step: Step, ident: str, seed: int, augmented: bool
 
 
 def silence_example(src: Source, step: Step, ident: str) -> Example:
-    start, end = region_for(len(step.lines), step.cursor)
+    start, end = step.served_region()
     prompt = build_prompt(src.prompt_path, list(step.lines), start, end, list(step.diffs[-RECENT_EDITS:]))
     return Example(ident, src.package, src.versions, src.path, "silence", prompt,
                    answer(list(step.lines[start:end])), False, False)
@@ -327,6 +337,9 @@ def file_examples(src: Source, old: str, new: str, seed: int) -> list[Example]:
         if step.next is not None:
             example = edit_example(src, step, f"{ident}:edit", seed, augmented=False)
             out += [example] if example else []
+        # silence where the server's region will not hold the next edit: it comes later, or
+        # elsewhere (the release's order is one plausible order among several, so a next hunk
+        # near the last one but outside the region is not a silence to teach)
         if step.next is None or abs(step.next.start - step.cursor) > FAR:
             out.append(silence_example(src, step, f"{ident}:silence"))
     return out

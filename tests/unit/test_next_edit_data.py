@@ -5,7 +5,7 @@ import json
 import random
 import re
 
-from lsp_server.next_edit.model import FENCE, FORMAT_VERSION, build_prompt
+from lsp_server.next_edit.model import FENCE, FORMAT_VERSION, build_prompt, region_centre, region_for
 from models import next_edit_data as nd
 
 REGION = re.compile(r"Region \(lines (\d+)-(\d+)\) to rewrite:")
@@ -72,9 +72,12 @@ def test_replay_builds_edit_and_silence_examples():
     assert diff.startswith("--- a/alpha/alpha/core.py") and "@@ -4,3 +4,3 @@" in diff
     assert edit.prompt == build_prompt("alpha/alpha/core.py", current, start, end, [diff])
     assert not edit.repeat and not edit.augmented
-    # after the last hunk: the region around it, unchanged
+    # after the last hunk: the region the server would show (centred on the line most like the
+    # edited one's old text: the next place for the same edit), unchanged
     start, end = region_of(silence.prompt)
-    assert start <= 31 < end and silence.target == "\n".join(new.split("\n")[start:end]) + "\n" + FENCE
+    lines = new.split("\n")
+    assert (start, end) == region_for(len(lines), region_centre(lines, 31, (31, old.split("\n")[31], lines[31])))
+    assert silence.target == "\n".join(lines[start:end]) + "\n" + FENCE
     assert "@@ -31,3 +31,3 @@" in silence.prompt  # both edits are in the prompt
 
 
@@ -89,7 +92,7 @@ def test_hunks_longer_than_the_region_give_no_edit_example():
     old = module(3)
     new = list(old)
     new[4] = "def value_0(path, size, mode):"
-    new[12:12] = [f"    x{k} = {k}" for k in range(9)]  # 9 new lines: longer than a 6-line region
+    new[12:12] = [f"    x{k} = {k}" for k in range(12)]  # 12 new lines: longer than an 11-line region
     src = nd.Source("alpha", ("1", "2"), "a.py")
     assert [e.kind for e in nd.file_examples(src, "\n".join(old), "\n".join(new), 0)] == ["silence"]
 
