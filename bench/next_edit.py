@@ -11,8 +11,10 @@ silence accuracy on the no-edit cases, overall exact (exact edits + correct sile
 
 Prints one JSON object. Modes: pattern (pattern propagation, all tasks); with --model-tasks N,
 also model (the local model's rewrite of the region around the last edit) and both (pattern
-first, then the model), side by side on an even sample of N tasks (the model costs seconds per
-task on 2 cores).
+first, then the model), side by side on an even sample of N tasks (the model costs about a
+second per task on 2 cores; N at least the task count runs them all); model_path_latency_ms is
+the model's own time on the tasks where no pattern applied (the "both" mode), and
+model_threshold the installed adapter's (null: the model path is off).
 """
 from __future__ import annotations
 
@@ -76,7 +78,14 @@ def run(tasks: list[dict], predictor) -> dict:
             "silence_accuracy": round(silent_ok / max(silences, 1), 4),
             "overall_exact": round((exact + silent_ok) / max(n, 1), 4),
             "predictions_made": exact + wrong, "wrong_predictions": wrong,
+            "wrong_per_suggestion": round(wrong / max(exact + wrong, 1), 4),
             "latency_ms_p50": round(lat[n // 2], 3), "latency_ms_p95": round(lat[int(n * 0.95)], 3)}
+
+
+def percentiles(ms: list[float]) -> dict:
+    ms = sorted(ms)
+    return {"calls": len(ms), "p50": round(ms[len(ms) // 2], 1) if ms else None,
+            "p95": round(ms[int(len(ms) * 0.95)], 1) if ms else None}
 
 
 def main() -> None:
@@ -100,10 +109,17 @@ def main() -> None:
                 files += bool(t)
                 tasks += t
 
+    model_ms: list[float] = []  # the model path's own time: the pattern was silent, the model ran
+
     def predictor(mode, engine=None):
         def run_one(t):
             edits = [parse_diff(t["path"], d) for d in t["recent_edits"]]
-            p = predict(t["text"], edits, engine=engine, mode=mode, path=t["path"])
+            p = predict(t["text"], edits, mode="pattern", path=t["path"]) if mode != "model" else None
+            if p is None and mode != "pattern" and edits:
+                started = time.perf_counter()
+                p = predict(t["text"], edits, engine=engine, mode="model", path=t["path"])
+                if mode == "both":
+                    model_ms.append((time.perf_counter() - started) * 1000)
             return as_line_edit(p) if p else None
         return run_one
 
@@ -121,6 +137,8 @@ def main() -> None:
         result["pattern_on_sample"] = run(sub, predictor("pattern"))
         result["model"] = run(sub, predictor("model", engine))
         result["both"] = run(sub, predictor("both", engine))
+        result["model_path_latency_ms"] = percentiles(model_ms)
+        result["model_threshold"] = engine.next_edit_threshold
     print(json.dumps(result))
 
 

@@ -1,6 +1,8 @@
 """`tandem next-edit --batch IN.jsonl` (DESIGN.md §3)."""
 from __future__ import annotations
 
+import sys
+
 from lsp_server.errors import TandemError
 
 
@@ -14,10 +16,20 @@ def cmd_next_edit(args) -> int:
         raise TandemError('usage: tandem next-edit --batch IN.jsonl  (lines {"id","path","text","cursor","recent_edits"})')
     engine = None
     if args.mode != "pattern":
+        from lsp_server.errors import ModelNotInstalled
         from lsp_server.inference.engine import get_engine
 
-        engine = get_engine(None, None, 0)
-        engine.warm_up()
+        try:
+            engine = get_engine(None, None, 0)
+        except ModelNotInstalled as exc:
+            if args.mode == "model":
+                raise
+            print(f"tandem: next-edit: patterns only ({exc})", file=sys.stderr)
+        else:
+            engine.warm_up()
+            if engine.next_edit_threshold is None:
+                print("tandem: next-edit: the installed model has no next-edit adapter; patterns only",
+                      file=sys.stderr)
 
     def handle(item: dict) -> dict:
         path, text, cursor = item.get("path", ""), normalise_eol(item["text"]), item.get("cursor") or {}
@@ -36,6 +48,7 @@ def add_parsers(sub) -> None:
     n = sub.add_parser("next-edit", help="predict the next edit from recent edits (batch)")
     n.add_argument("--batch", metavar="IN.jsonl", required=False,
                    help='lines {"id","path","text","cursor","recent_edits"} → {"id","edit"|null,"latency_ms"}')
-    n.add_argument("--mode", default="pattern", choices=["pattern", "model", "both"],
-                   help="pattern propagation only (default: instant, no model), the local model's rewrite, or both")
+    n.add_argument("--mode", default="both", choices=["pattern", "model", "both"],
+                   help="both (default): pattern propagation, then the local model's rewrite where no pattern "
+                        "applies; or either alone")
     n.set_defaults(func=cmd_next_edit)

@@ -221,10 +221,25 @@ async def on_next_edit(ls: TandemServer, params) -> dict | None:
         return None
     doc = ls.workspace.get_text_document(uri)
     version = doc.version
-    result = await _next_edit(ls, uri, normalise_eol(doc.source), detect_eol(doc.source))
+    norm, eol = normalise_eol(doc.source), detect_eol(doc.source)
+    result = await _next_edit(ls, uri, norm, eol)
+    if result is None and not _moved_on(ls, uri, version):
+        # no pattern applies: the model path, while the user pauses (the next keystroke stops it)
+        edits = ls.next_edit.history.recent(uri)
+        line = _position_line(params)
+        if edits:
+            result = await ls.service.run_side(uri, lambda engine, ticket: ls.next_edit.model_suggest(
+                engine, uri, norm, eol, edits, line, ticket))
     if result is None or _moved_on(ls, uri, version):
         return None  # never a suggestion for text that has moved on
     return result
+
+
+def _position_line(params) -> int | None:
+    """The request's cursor line (None when it sends none: the model goes by the last edit)."""
+    pos = params.get("position") if isinstance(params, dict) else getattr(params, "position", None)
+    line = pos.get("line") if isinstance(pos, dict) else getattr(pos, "line", None)
+    return line if isinstance(line, int) and line >= 0 else None
 
 
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
@@ -278,7 +293,16 @@ def _utf16_slice(line: str, a: int, b: int) -> str:
 @server.command("tandem.status")
 def cmd_status(ls: TandemServer, *args) -> dict:
     return {**ls.service.status(), "index": {"state": ls.index.state, **(ls.index.last_summary or {})},
-            "next_edit": dict(ls.next_edit.stats)}
+            "next_edit": {**ls.next_edit.stats, "model": _next_edit_model(ls)}}
+
+
+def _next_edit_model(ls: TandemServer) -> str:
+    """Whether next edit's model path runs: it needs a model built with Tandem's adapter."""
+    engine = ls.service.engine
+    if engine is None:
+        return "off: no model loaded"
+    threshold = engine.next_edit_threshold
+    return "off: the model has no next-edit adapter" if threshold is None else f"on (threshold {threshold})"
 
 
 @server.command("tandem.planChange")

@@ -1,7 +1,7 @@
 """Build ONNX decoders from a verified GGUF file. Runs inside the isolated build environment
 (torch, transformers, onnxruntime-genai); the server never imports this file.
 
-    python build_onnx.py GGUF OUT_DIR --precision int8 [--precision int4]
+    python build_onnx.py GGUF OUT_DIR --precision int8 [--precision int4] [--adapter DIR]
 
 Route (measured in DESIGN.md §4): GGUF → transformers (dequantised fp32) → onnxruntime-genai's
 model builder (weight-only int8/int4 MatMulNBits, GroupQueryAttention) → one graph edit:
@@ -22,13 +22,19 @@ import tempfile
 from pathlib import Path
 
 
-def dequantise(gguf: Path, hf_dir: Path) -> None:
+def dequantise(gguf: Path, hf_dir: Path, adapter: Path | None = None) -> None:
+    """GGUF → an fp32 HF folder; with `adapter`, Tandem's LoRA adapter (models/adapters/) is
+    baked into the weights first, so every variant built from it carries it."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     src, name = str(gguf.parent), gguf.name
     tok = AutoTokenizer.from_pretrained(src, gguf_file=name)
     model = AutoModelForCausalLM.from_pretrained(src, gguf_file=name, dtype=torch.float32)
+    if adapter is not None:
+        from train_next_edit import merge_adapter  # this folder: the script's own sys.path entry
+
+        model.load_state_dict(merge_adapter(model.state_dict(), adapter))
     # transformers marks GGUF-loaded models as quantised and refuses to save them; the weights
     # are already dequantised fp32, so the marker is dropped.
     model.hf_quantizer = None
@@ -100,13 +106,14 @@ def main() -> None:
     ap.add_argument("gguf", type=Path)
     ap.add_argument("out", type=Path)
     ap.add_argument("--precision", action="append", required=True, choices=["int8", "int4", "fp32", "fp16"])
+    ap.add_argument("--adapter", type=Path, help="LoRA adapter folder to merge (models/adapters/NAME)")
     args = ap.parse_args()
     logging.disable(logging.WARNING)
     os.environ.setdefault("TQDM_DISABLE", "1")
     with tempfile.TemporaryDirectory(dir=args.out.parent, prefix=".hf-") as tmp:
         hf_dir = Path(tmp) / "hf"
         print("stage: dequantise", flush=True)
-        dequantise(args.gguf, hf_dir)
+        dequantise(args.gguf, hf_dir, args.adapter)
         for p in args.precision:
             print(f"stage: build {p}", flush=True)
             dest = args.out / p

@@ -44,8 +44,8 @@ from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from lsp_server.next_edit.history import edit_between  # noqa: E402
-from lsp_server.next_edit.model import (AFTER, BEFORE, FENCE, FORMAT_VERSION, build_prompt, region_centre,  # noqa: E402
-                                        region_for)
+from lsp_server.next_edit.model import (AFTER, BEFORE, FENCE, FORMAT_VERSION, RECENT_EDITS, build_prompt,  # noqa: E402
+                                        region_centre, region_for)
 from lsp_server.next_edit.patterns import tokens  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +54,6 @@ TOKENIZER = Path.home() / ".cache" / "tandem" / "models" / "qwen2.5-coder-0.5b" 
 
 MAX_FILE_LINES = 2000     # larger files are generated tables or vendored code, not edits
 MAX_HUNKS = 12            # more hunks in one file: a rewrite, not a sequence of edits
-RECENT_EDITS = 3          # edits shown in the prompt
 FAR = 40                  # a next hunk further than this from the last edit is "elsewhere"
 MAX_TOKENS = 512          # prompt + target: what one training step on the CPU affords
 CHARS_PER_TOKEN = 3.2     # the estimate when the model's tokenizer is not installed

@@ -52,7 +52,7 @@ except ModuleNotFoundError:  # the server's venv: only the pure data functions b
 MODEL_NAME = "qwen2.5-coder-0.5b"
 FENCE = "```"
 IGNORE = -100
-# build_prompt (lsp_server/next_edit/model.py, FORMAT_VERSION 1) ends the user turn with the fenced region
+# build_prompt (lsp_server/next_edit/model.py, FORMAT_VERSION 2) ends the user turn with the fenced region
 REGION = re.compile(r"to rewrite:\n```\n(.*)\n```<\|im_end\|>", re.S)
 PEFT_PREFIX = "base_model.model."
 ADAPTER_FILE = "adapter_model.safetensors"

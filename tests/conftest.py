@@ -14,7 +14,7 @@ def model_installed() -> bool:
     from lsp_server.model_store.paths import variant_dir
 
     spec = load_manifest().get(None)
-    return variant_intact(variant_dir(spec.name, spec.default_precision))
+    return variant_intact(variant_dir(spec.name, spec.default_precision), spec)
 
 
 def pytest_collection_modifyitems(config, items):

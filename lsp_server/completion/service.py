@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from lsp_server.completion.cache import LruCache, context_key
 from lsp_server.completion.complete import CompletionRequest, complete, prepare
@@ -20,6 +22,7 @@ from lsp_server.stats import Stats
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 NEXT_LINE_PAUSE_S = 0.3  # longer than a keystroke gap (~0.125 s at 8 char/s): mid-line it must not fire
 
 
@@ -60,6 +63,7 @@ class CompletionService:
         self._shown: dict[str, Shown] = {}
         self._prefill_ticket: Ticket | None = None
         self._spare_ticket: Ticket | None = None
+        self._side: dict[str, Ticket] = {}  # uri → other engine work (next edit's model path)
 
     # -- engine lifecycle -------------------------------------------------------------------
     def _load(self) -> None:
@@ -102,6 +106,7 @@ class CompletionService:
         if previous is not None:
             previous.cancelled = True
         ticket = self._tickets[uri] = Ticket()
+        self._cancel_side(uri)  # the keystroke path goes first
         if self._prefill_ticket is not None:
             self._prefill_ticket.cancelled = True
         self._cancel_spare()
@@ -169,7 +174,30 @@ class CompletionService:
         ticket = self._tickets.get(uri)
         if ticket is not None:
             ticket.cancelled = True
+        self._cancel_side(uri)
         self._cancel_spare()
+
+    async def run_side(self, uri: str, work: Callable[[object, Ticket], T]) -> T | None:
+        """Engine work other than completion, `work(engine, ticket)` on the engine thread (next
+        edit's model path), cancelled by an edit of the document, a completion request, a newer
+        side request, or $/cancelRequest. None when no model is loaded."""
+        if self.engine is None:
+            return None
+        self._cancel_side(uri)
+        ticket = self._side[uri] = Ticket()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, work, self.engine, ticket)
+        except asyncio.CancelledError:
+            ticket.cancelled = True
+            raise
+        finally:
+            if self._side.get(uri) is ticket:
+                del self._side[uri]
+
+    def _cancel_side(self, uri: str) -> None:
+        ticket = self._side.pop(uri, None)
+        if ticket is not None:
+            ticket.cancelled = True
 
     def _cancel_spare(self) -> None:
         if self._spare_ticket is not None:
@@ -201,6 +229,7 @@ class CompletionService:
         ticket = self._tickets.pop(uri, None)
         if ticket is not None:
             ticket.cancelled = True
+        self._cancel_side(uri)
         self._shown.pop(uri, None)
 
     def schedule_prefill(self, prefix: str, suffix: str, uri: str = "") -> None:
@@ -221,7 +250,7 @@ class CompletionService:
 
     def shutdown(self) -> None:
         self._cancel_spare()
-        for t in self._tickets.values():
+        for t in [*self._tickets.values(), *self._side.values()]:
             t.cancelled = True
         if self._prefill_ticket is not None:
             self._prefill_ticket.cancelled = True

@@ -37,8 +37,9 @@ class Engine:
         vdir = variant_dir(spec.name, precision)
         if precision not in spec.all_precisions:
             raise TandemError(f"model {spec.name} has no {precision} variant (have: {', '.join(spec.all_precisions)})")
-        if not variant_intact(vdir):
-            raise ModelNotInstalled(f"model {spec.name} ({precision}) is not installed or is incomplete in {vdir}; "
+        if not variant_intact(vdir, spec):
+            raise ModelNotInstalled(f"model {spec.name} ({precision}) is not installed, is incomplete, or was built "
+                                    f"with another next-edit adapter in {vdir}; "
                                     f"run `tandem models install {spec.name}`")
         self.spec = spec
         self.precision = precision
@@ -52,6 +53,9 @@ class Engine:
                                     f"{str(exc).splitlines()[0][:200]}); run `tandem models verify` or reinstall") from exc
         self.load_seconds = time.perf_counter() - started
         self.generator = Generator(self.decoder)
+        # next edit's own KV cache: its prompts share nothing with completion's, and writing them
+        # into the working cache would make the next keystroke prefill its whole prompt again
+        self.side = Generator(self.decoder)
         self.lock = threading.Lock()
         ids = (self.tokenizer.token_id(t) for t in spec.stop_tokens)
         self.stop_ids = frozenset(i for i in ids if i is not None)
@@ -79,10 +83,17 @@ class Engine:
         self.warm = True
 
     def generate(self, prompt: list[int], cfg: GenerationConfig, cancelled: Callable[[], bool] = lambda: False,
-                 stats: GenerationStats | None = None) -> Iterator[int]:
-        """Stream tokens while holding the engine lock. Iterate to the end or close() the iterator."""
+                 stats: GenerationStats | None = None, side: bool = False) -> Iterator[int]:
+        """Stream tokens while holding the engine lock. Iterate to the end or close() the iterator.
+        side: on the second KV cache (next edit), leaving completion's warm."""
         with self.lock:
-            yield from self.generator.generate(prompt, cfg, cancelled, stats)
+            yield from (self.side if side else self.generator).generate(prompt, cfg, cancelled, stats)
+
+    @property
+    def next_edit_threshold(self) -> float | None:
+        """The model path of next edit speaks above this confidence; None: the model was built
+        without Tandem's next-edit adapter, and the untrained model is never right."""
+        return self.spec.adapter.next_edit_threshold if self.spec.adapter else None
 
     def prefill(self, prompt: list[int], cancelled: Callable[[], bool] = lambda: False) -> GenerationStats:
         """Idle-time prefill: compute the KV cache for a prompt the user is likely to ask for next."""

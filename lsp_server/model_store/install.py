@@ -147,10 +147,13 @@ def _receipt(vdir: Path) -> dict | None:
     return data if data.get("version") == RECEIPT_VERSION else None
 
 
-def variant_intact(vdir: Path) -> bool:
-    """Fast check (sizes against the receipt); `verify` does the full hash."""
+def variant_intact(vdir: Path, spec: ModelSpec | None = None) -> bool:
+    """Fast check (sizes against the receipt); `verify` does the full hash. With `spec`, a
+    variant built with another adapter (or none) is stale too."""
     rec = _receipt(vdir)
     if not rec:
+        return False
+    if spec is not None and rec.get("adapter_sha256") != (spec.adapter.sha256 if spec.adapter else None):
         return False
     return all((vdir / f).exists() and (vdir / f).stat().st_size == meta["size"] for f, meta in rec["files"].items())
 
@@ -186,10 +189,23 @@ def install_files(spec: ModelSpec) -> None:
     bar.close("verified")
 
 
+def adapter_dir(spec: ModelSpec) -> Path | None:
+    """The committed adapter's folder, checked against the manifest's sha256."""
+    if spec.adapter is None:
+        return None
+    folder = Path(str(models_data(spec.adapter.path)))
+    weights = folder / "adapter_model.safetensors"
+    if not weights.is_file() or sha256_file(weights) != spec.adapter.sha256:
+        raise TandemError(f"{spec.name}: the adapter {weights} is missing or does not match the manifest's "
+                          "sha256; nothing was built")
+    return folder
+
+
 def build_variants(spec: ModelSpec, precisions: list[str]) -> None:
-    todo = [p for p in precisions if not variant_intact(variant_dir(spec.name, p))]
+    todo = [p for p in precisions if not variant_intact(variant_dir(spec.name, p), spec)]
     if not todo:
         return
+    adapter = adapter_dir(spec)
     src = fetch_source(spec)
     py = ensure_buildenv()
     mdir = model_dir(spec.name)
@@ -198,6 +214,8 @@ def build_variants(spec: ModelSpec, precisions: list[str]) -> None:
     bar = Progress(1 + len(todo), f"build {spec.name}")
     with tempfile.TemporaryDirectory(dir=mdir, prefix=".build-") as tmp:
         cmd = [str(py), str(script), str(src), tmp] + [a for p in todo for a in ("--precision", p)]
+        if adapter is not None:
+            cmd += ["--adapter", str(adapter)]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         tail: list[str] = []
@@ -211,6 +229,7 @@ def build_variants(spec: ModelSpec, precisions: list[str]) -> None:
             built = Path(tmp) / p
             files = {f: {"size": (built / f).stat().st_size, "sha256": sha256_file(built / f)} for f in VARIANT_FILES}
             receipt = {"version": RECEIPT_VERSION, "model": spec.name, "precision": p, "source_sha256": spec.sha256,
+                       "adapter_sha256": spec.adapter.sha256 if spec.adapter else None,
                        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "files": files}
             (built / RECEIPT).write_text(json.dumps(receipt, indent=2))
             final = variant_dir(spec.name, p)
@@ -250,7 +269,7 @@ def states(spec: ModelSpec) -> list[VariantState]:
     out = []
     for p in spec.all_precisions:
         vdir = variant_dir(spec.name, p)
-        ok = variant_intact(vdir)
+        ok = variant_intact(vdir, spec)
         if p in spec.gpu_precisions and not vdir.exists():
             continue  # optional and never asked for: not worth a "not installed" line
         size = sum(f.stat().st_size for f in vdir.iterdir()) if ok else 0

@@ -28,6 +28,15 @@ class FimTokens:
 
 
 @dataclass(frozen=True)
+class Adapter:
+    """A LoRA adapter Tandem trained itself (committed under models/), baked into every ONNX
+    variant at build time: one set of weights serves inline completion and next edit."""
+    path: str                 # folder under models/: adapter_model.safetensors, adapter_config.json
+    sha256: str               # of adapter_model.safetensors
+    next_edit_threshold: float  # mean log-prob of the changed tokens needed to suggest (validation)
+
+
+@dataclass(frozen=True)
 class ModelSpec:
     name: str
     description: str
@@ -42,6 +51,7 @@ class ModelSpec:
     role: str = "completion"
     extra: dict = field(default_factory=dict)
     gpu_precisions: tuple[str, ...] = ()  # built when asked for, or when a GPU provider is present
+    adapter: Adapter | None = None
 
     @property
     def all_precisions(self) -> tuple[str, ...]:
@@ -87,6 +97,7 @@ def parse_manifest(text: str) -> Manifest:
             fim=FimTokens(fim["prefix"], fim["suffix"], fim["middle"], fim.get("file_sep"), fim.get("repo_name")) if fim else None,
             role=m.get("role", "completion"),
             gpu_precisions=tuple(m.get("gpu_precisions", ())),
+            adapter=Adapter(**m["adapter"]) if "adapter" in m else None,
         )
     return Manifest(default=raw["default"], models=models, embedding=raw.get("embedding", "minilm-l6-v2"))
 

@@ -10,6 +10,7 @@ Silence unless the mean log-probability of the tokens of the changed lines clear
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import re
@@ -21,12 +22,12 @@ FORMAT_VERSION = 2
 # the last one more often than above; 11 lines hold it about twice as often as 6 did
 # (bench/next_edit.py tasks), and unchanged lines cost little to write back (drafts).
 BEFORE, AFTER = 1, 10
+RECENT_EDITS = 3              # the newest edits shown, as diffs
 CONTEXT_LINES = 8             # shown above the region, read-only: each prompt token is prefill time
 MAX_EDIT_CHARS = 1500         # recent edits in the prompt, newest kept
-# Mean log-prob per changed-line token needed to speak. Measured on an even 40-task sample of
-# bench/next_edit.py: the untrained 0.5B model was right 0 times in 19 suggestions at any
-# threshold, so it stays silent (0.0 cannot be reached) until a trained adapter pays.
-THRESHOLD = 0.0
+# The confidence needed to speak (mean log-prob of the changed lines' tokens) belongs to the
+# trained adapter: models/manifest.toml, tuned on the validation split. The untrained model was
+# right 0 times in 19 suggestions at any threshold, so without the adapter the path is off.
 FENCE = "```"
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")
 
@@ -103,44 +104,69 @@ def diff_region(old: list[str], new: list[str]) -> tuple[int, int, list[str]] | 
     return i1, i2, new[j1:j2]
 
 
-def rewrite(engine, path: str, text: str, cursor_line: int, diffs: list[str], max_new_tokens: int = 160,
-            threshold: float = THRESHOLD, last_pair: tuple[int, str, str] | None = None) -> Rewrite | None:
-    """last_pair: (line, old, new) of the last edit; the region goes around the line most like
-    its old text when there is one (the next place), else around the cursor."""
-    lines = text.split("\n")
-    if not diffs or not lines:
+def parse_answer(answer: str) -> list[str] | None:
+    """The region's lines from the model's answer (the lines, a newline, the closing fence; the
+    prompt opened the fence); None when the fence never came (stopped or out of tokens)."""
+    if FENCE not in answer:
         return None
-    start, end = region_for(len(lines), region_centre(lines, cursor_line, last_pair))
+    body = answer.split(FENCE)[0]
+    return body[:-1].split("\n") if body.endswith("\n") else body.split("\n") if body else []
+
+
+def confidence_of(new: list[str], i1: int, n_changed: int, spans: list[tuple[int, int]],
+                  logprobs: list[float]) -> float:
+    """Mean log-prob of the tokens that wrote the changed lines new[i1:i1 + n_changed] (a deletion:
+    the token that ends the line before). Everything before i1 is equal in both versions."""
+    offsets = [0]
+    for line in new:
+        offsets.append(offsets[-1] + len(line) + 1)
+    lo = offsets[min(i1, len(new))]
+    hi = offsets[min(i1 + n_changed, len(new))]
+    lps = [lp for (a, b), lp in zip(spans, logprobs) if b > lo and a < max(hi, lo + 1)]
+    return sum(lps) / len(lps) if lps else float("-inf")
+
+
+def decode_region(engine, prompt: list[int], old: list[str], max_new_tokens: int = 256,
+                  cancelled: Callable[[], bool] = lambda: False) -> Rewrite | None:
+    """The model's rewrite of the region `old` as the one changed block, with its confidence
+    (lines relative to the region); None: unchanged, incomplete, or much shorter (a truncated
+    answer). Greedy, on the engine's second KV cache; drafts come from the region in the prompt."""
     tok = engine.tokenizer
-    prompt = tok.encode(build_prompt(path, lines, start, end, diffs))
     logprobs: list[float] = []
     cfg = GenerationConfig(max_new_tokens=max_new_tokens, stop_ids=engine.stop_ids, speculate=True, logprobs=logprobs)
     out: list[int] = []
     spans: list[tuple[int, int]] = []  # character span of each token in the decoded answer
     answer = ""
-    for t in engine.generate(prompt, cfg):
+    for t in engine.generate(prompt, cfg, cancelled, side=True):
         out.append(t)
         decoded = tok.decode(out)
         spans.append((len(answer), len(decoded)))
         answer = decoded
         if FENCE in answer:
             break
-    answer = answer.split(FENCE)[0]
-    new = answer.rstrip("\n").split("\n") if answer.strip() else []
-    old = lines[start:end]
-    changed = diff_region(old, new)
+    new = None if cancelled() else parse_answer(answer)
+    changed = diff_region(old, new) if new is not None else None
     if changed is None or len(new) < len(old) - 2:
-        return None  # nothing to do, or a truncated answer
-    i1, i2, new_block = changed
-    # the changed lines' characters in the answer, and the tokens that wrote them
-    offsets = [0]
-    for line in new:
-        offsets.append(offsets[-1] + len(line) + 1)
-    # the block starts at the same index in both versions: everything before it is equal
-    lo = offsets[min(i1, len(new))]
-    hi = offsets[min(i1 + len(new_block), len(new))]
-    lps = [lp for (a, b), lp in zip(spans, logprobs) if b > lo and a < max(hi, lo + 1)]
-    confidence = sum(lps) / len(lps) if lps else float("-inf")
-    if confidence < threshold:
         return None
-    return Rewrite(start + i1, start + i2, new_block, confidence)
+    i1, i2, block = changed
+    return Rewrite(i1, i2, block, confidence_of(new, i1, len(block), spans, logprobs))
+
+
+def rewrite(engine, path: str, text: str, cursor_line: int, diffs: list[str], max_new_tokens: int = 256,
+            threshold: float | None = None, last_pair: tuple[int, str, str] | None = None,
+            cancelled: Callable[[], bool] = lambda: False) -> Rewrite | None:
+    """last_pair: (line, old, new) of the last edit; the region goes around the line most like
+    its old text when there is one (the next place), else around the cursor. threshold: None
+    takes the installed model's (engine.next_edit_threshold; a model without Tandem's adapter
+    stays silent). `cancelled` stops the decoding between forward passes."""
+    if threshold is None:
+        threshold = getattr(engine, "next_edit_threshold", None)
+    lines = text.split("\n")
+    if threshold is None or not diffs or not lines:
+        return None
+    start, end = region_for(len(lines), region_centre(lines, cursor_line, last_pair))
+    prompt = engine.tokenizer.encode(build_prompt(path, lines, start, end, diffs[-RECENT_EDITS:]))
+    r = decode_region(engine, prompt, lines[start:end], max_new_tokens, cancelled)
+    if r is None or r.confidence < threshold:
+        return None
+    return Rewrite(start + r.start_line, start + r.end_line, r.new_lines, r.confidence)

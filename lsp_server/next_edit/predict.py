@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lsp_server.next_edit.history import Edit, hunk_start
@@ -96,8 +97,9 @@ def _local_name(lines: list[str], scope: tuple[int, int] | None, old_line: str, 
 
 
 def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None = None, mode: str = "both",
-            path: str = "") -> Prediction | None:
-    """Silence unless a pattern applies, or the model's rewrite is confident."""
+            path: str = "", cancelled: Callable[[], bool] = lambda: False) -> Prediction | None:
+    """Silence unless a pattern applies, or the model's rewrite is confident (`cancelled` stops
+    the model between forward passes)."""
     if not edits:
         return None
     lines = text.split("\n")
@@ -132,7 +134,7 @@ def predict(text: str, edits: list[Edit], engine=None, cursor_line: int | None =
         if cursor_line is None:
             cursor_line = edits[-1].pairs[-1][0] if edits[-1].pairs else 0
         r = rewrite(engine, path, text, cursor_line, [e.diff for e in edits],
-                    last_pair=edits[-1].pairs[-1] if edits[-1].pairs else None)
+                    last_pair=edits[-1].pairs[-1] if edits[-1].pairs else None, cancelled=cancelled)
         if r is not None:
             return Prediction(r.start_line, r.end_line, tuple(r.new_lines), "model")
     return None

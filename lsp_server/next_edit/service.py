@@ -3,6 +3,8 @@
 \n line ends (the server normalises once per message); `eol` is the document's own."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lsp_server.next_edit.history import EditHistory
 from lsp_server.next_edit.predict import predict
 from lsp_server.protocol import index_to_utf16
@@ -11,7 +13,7 @@ from lsp_server.protocol import index_to_utf16
 class NextEditService:
     def __init__(self) -> None:
         self.history = EditHistory()
-        self.stats = {"requests": 0, "predicted": 0, "shown": 0, "accepted": 0, "rejected": 0}
+        self.stats = {"requests": 0, "predicted": 0, "model_predicted": 0, "shown": 0, "accepted": 0, "rejected": 0}
         self._last: dict[str, tuple] = {}  # uri → (text hash and edits, answer): one per open document
 
     def opened(self, uri: str, text: str) -> None:
@@ -31,9 +33,10 @@ class NextEditService:
 
     def suggest(self, uri: str, norm: str, eol: str = "\n", edits: list | None = None) -> dict | None:
         """{range, newText} in LSP terms (UTF-16 columns of the lines), or None. Pattern
-        propagation only: the model path does not pay (bench/next_edit.py) and would block.
-        Pure given `edits` (from recent()), so it may run on a worker thread; the last answer
-        per document is kept, since inline completion and tandem/nextEdit ask for the same text."""
+        propagation only (instant; inline completion asks too): the model path is
+        model_suggest. Pure given `edits` (from recent()), so it may run on a worker thread; the
+        last answer per document is kept, since inline completion and tandem/nextEdit ask for
+        the same text."""
         if edits is None:
             edits = self.recent(uri)
         key = (hash(norm), eol, tuple(e.diff for e in edits))
@@ -44,10 +47,23 @@ class NextEditService:
         self._last[uri] = (key, result)
         return result
 
+    def model_suggest(self, engine, uri: str, norm: str, eol: str, edits: list, cursor_line: int | None,
+                      cancelled: Callable[[], bool]) -> dict | None:
+        """The local model's rewrite of the region at the cursor (or at the next place like the last
+        edit), when it clears the adapter's confidence threshold. Engine thread only: seconds of
+        work, stopped between forward passes once `cancelled` (the next keystroke)."""
+        prediction = predict(norm, edits, engine=engine, cursor_line=cursor_line, mode="model", path=uri,
+                             cancelled=cancelled)
+        if prediction is None or cancelled():
+            return None
+        self.stats["model_predicted"] += 1
+        return self._lsp(uri, norm, eol, prediction)
+
     def _answer(self, uri: str, norm: str, eol: str, edits: list) -> dict | None:
         prediction = predict(norm, edits, mode="pattern", path=uri)
-        if prediction is None:
-            return None
+        return None if prediction is None else self._lsp(uri, norm, eol, prediction)
+
+    def _lsp(self, uri: str, norm: str, eol: str, prediction) -> dict:
         self.stats["predicted"] += 1
         lines = norm.split("\n")
         c = prediction.change

@@ -88,3 +88,37 @@ def test_manifest_lists_default_with_fim_tokens():
         m.get("nope")
     assert parse_manifest('default = "a"\n[models.a]\ndescription="d"\nlicence="l"\nformat="gguf"\nsize=1\nsha256=""\n'
                           'precisions=["int8"]\npackages=[]\n').get("a").fim is None
+
+
+def test_a_variant_built_with_another_adapter_is_stale(tmp_path):
+    from dataclasses import replace
+
+    from lsp_server.model_store.manifest import Adapter
+
+    spec = replace(load_manifest().get(None), adapter=Adapter("adapters/next-edit", "a" * 64, -0.1))
+    (tmp_path / "model.onnx").write_bytes(b"12345")
+    files = '"files": {"model.onnx": {"size": 5, "sha256": ""}}'
+    (tmp_path / "receipt.json").write_text('{"version": 1, %s}' % files)  # built before adapters
+    assert inst.variant_intact(tmp_path) and not inst.variant_intact(tmp_path, spec)
+    (tmp_path / "receipt.json").write_text('{"version": 1, "adapter_sha256": "%s", %s}' % ("b" * 64, files))
+    assert not inst.variant_intact(tmp_path, spec)
+    (tmp_path / "receipt.json").write_text('{"version": 1, "adapter_sha256": "%s", %s}' % ("a" * 64, files))
+    assert inst.variant_intact(tmp_path, spec)
+    assert not inst.variant_intact(tmp_path, replace(spec, adapter=None))
+
+
+def test_an_adapter_that_does_not_match_the_manifest_is_refused(monkeypatch, tmp_path):
+    from dataclasses import replace
+
+    from lsp_server.model_store.manifest import Adapter
+
+    folder = tmp_path / "adapters" / "x"
+    folder.mkdir(parents=True)
+    (folder / "adapter_model.safetensors").write_bytes(b"weights")
+    monkeypatch.setattr(inst, "models_data", lambda name: tmp_path / name)
+    good = hashlib.sha256(b"weights").hexdigest()
+    spec = replace(load_manifest().get(None), adapter=Adapter("adapters/x", good, -0.1))
+    assert inst.adapter_dir(spec) == folder
+    with pytest.raises(TandemError, match="does not match"):
+        inst.adapter_dir(replace(spec, adapter=Adapter("adapters/x", "0" * 64, -0.1)))
+    assert inst.adapter_dir(replace(spec, adapter=None)) is None

@@ -135,7 +135,7 @@ def test_cli_batch(tmp_path):
              {"id": 2, "path": "m.py", "text": t1, "cursor": {"line": 0, "character": 0}, "recent_edits": []}]
     f = tmp_path / "in.jsonl"
     f.write_text("\n".join(json.dumps(x) for x in lines) + "\n{bad\n")
-    res = run_cli("next-edit", "--batch", str(f))
+    res = run_cli("next-edit", "--batch", str(f), "--mode", "pattern")
     out = [json.loads(x) for x in res.stdout.splitlines()]
     assert out[0]["edit"] == {"start_line": 3, "end_line": 3, "new_text": "    b = calculate(y)\n"}
     assert out[1]["edit"] is None and out[2]["id"] is None and "line 3" in out[2]["error"]
