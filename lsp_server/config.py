@@ -47,70 +47,96 @@ class Settings:
         return self.enable and self.languages.get(language_id, True)
 
 
-# JSON name -> (attribute, validator returning an error string or None)
-def _int_range(lo: int, hi: int):
-    def check(v: Any) -> str | None:
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            return f"must be an integer from {lo} to {hi}"
-        return None
-    return check
+@dataclass(frozen=True)
+class Option:
+    """One setting under `tandem.*`: the single source of client-vscode/package.json's
+    `contributes.configuration` and the README's table (tests/unit/test_settings_schema.py;
+    `python -m lsp_server.config --write` regenerates both)."""
+    key: str                  # the JSON name
+    attr: str                 # the Settings field
+    kind: str                 # boolean | integer | string | object
+    description: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    # a string whose empty value means "the default" (VS Code sends "" for a string it has no
+    # default for): the default then comes from elsewhere (an environment variable)
+    optional: bool = False
+    doc_default: str = ""     # the README's default column when the default is not a constant
+
+    def check(self, v: Any) -> str | None:
+        """The problem with a value, or None."""
+        if self.kind == "boolean":
+            return None if isinstance(v, bool) else "must be true or false"
+        if self.kind == "integer":
+            if isinstance(v, bool) or not isinstance(v, int) or not self.minimum <= v <= self.maximum:
+                return f"must be an integer from {self.minimum} to {self.maximum}"
+            return None
+        if self.kind == "object":  # languageId -> enabled
+            if isinstance(v, dict) and all(isinstance(k, str) and isinstance(b, bool) for k, b in v.items()):
+                return None
+            return 'must be an object like {"markdown": false}'
+        if self.choices:
+            return None if v in self.choices else f"must be one of {', '.join(self.choices)}"
+        return None if isinstance(v, str) and v.strip() else "must be a non-empty string"
 
 
-def _choice(options: tuple[str, ...]):
-    def check(v: Any) -> str | None:
-        return None if v in options else f"must be one of {', '.join(options)}"
-    return check
-
-
-def _bool(v: Any) -> str | None:
-    return None if isinstance(v, bool) else "must be true or false"
-
-
-def _languages(v: Any) -> str | None:
-    if isinstance(v, dict) and all(isinstance(k, str) and isinstance(b, bool) for k, b in v.items()):
-        return None
-    return 'must be an object like {"markdown": false}'
-
-
-def _model(v: Any) -> str | None:
+def _completion_models() -> tuple[str, ...]:
     from lsp_server.model_store.manifest import load_manifest
 
-    names = sorted(n for n, spec in load_manifest().models.items() if spec.role == "completion")
-    return None if v in names else f"must be one of {', '.join(names)}"
+    return tuple(sorted(n for n, spec in load_manifest().models.items() if spec.role == "completion"))
 
 
-def _nonempty(v: Any) -> str | None:
-    return None if isinstance(v, str) and v.strip() else "must be a non-empty string"
-
-
-SCHEMA = {
-    "enable": ("enable", _bool),
-    "languages": ("languages", _languages),
-    "model": ("model", _model),
-    "precision": ("precision", _choice(PRECISIONS)),
-    "maxTokens": ("max_tokens", _int_range(1, 256)),
-    "multiline": ("multiline", _choice(MULTILINE_MODES)),
-    "debounceMs": ("debounce_ms", _int_range(0, 2000)),
-    "latencyBudgetMs": ("latency_budget_ms", _int_range(0, 10000)),
-    "threads": ("threads", _int_range(0, 256)),
-    "device": ("device", _choice(DEVICES)),
-    "maxFileBytes": ("max_file_bytes", _int_range(1000, 100_000_000)),
-    "retrieval": ("retrieval", _bool),
-    "cache": ("cache", _bool),
-    "typingThrough": ("typing_through", _bool),
-    "reusePrefix": ("reuse_prefix", _bool),
-    "speculate": ("speculate", _bool),
-    "plannerModel": ("planner_model", _nonempty),
-    "plannerMaxTokens": ("planner_max_tokens", _int_range(256, 64000)),
-    "plannerTimeoutS": ("planner_timeout_s", _int_range(5, 3600)),
-    "plannerMaxRetries": ("planner_max_retries", _int_range(0, 10)),
-    "plannerContextTokens": ("planner_context_tokens", _int_range(1000, 200000)),
-    "plannerRepairRounds": ("planner_repair_rounds", _int_range(0, 3)),
-}
-
+SCHEMA: tuple[Option, ...] = (
+    Option("enable", "enable", "boolean", "Inline completions from the local model."),
+    Option("languages", "languages", "object", 'Per-language switch, e.g. {"markdown": false}.'),
+    Option("model", "model", "string", "Local model (see `tandem models list`).", _completion_models()),
+    Option("precision", "precision", "string", "Model precision: int8 (quality, CPU), int4 (smaller), fp16 (GPU).",
+           PRECISIONS),
+    Option("maxTokens", "max_tokens", "integer", "Longest single-line suggestion, in tokens.", minimum=1, maximum=256),
+    Option("multiline", "multiline", "string",
+           "Multi-line suggestions: after a block opener on an empty line (auto), always, or never.", MULTILINE_MODES),
+    Option("debounceMs", "debounce_ms", "integer",
+           "Wait before starting the model (requests are cancelled by newer ones anyway).", minimum=0, maximum=2000),
+    Option("latencyBudgetMs", "latency_budget_ms", "integer",
+           "Show the suggestion generated so far after this many ms of decoding (0: no limit).",
+           minimum=0, maximum=10000),
+    Option("threads", "threads", "integer", "ONNX Runtime threads (0: all cores).", minimum=0, maximum=256),
+    Option("device", "device", "string",
+           "Where the local model runs: auto picks a GPU provider that works, else the CPU.", DEVICES),
+    Option("maxFileBytes", "max_file_bytes", "integer", "No suggestions in larger files.",
+           minimum=1000, maximum=100_000_000),
+    Option("retrieval", "retrieval", "boolean", "Index the workspace and show the model snippets from other files."),
+    Option("cache", "cache", "boolean", "Reuse suggestions for text seen before (off only to measure it)."),
+    Option("typingThrough", "typing_through", "boolean",
+           "Keep showing a suggestion the user types into (off only to measure it)."),
+    Option("reusePrefix", "reuse_prefix", "boolean",
+           "Reuse the model's KV cache across keystrokes (off only to measure it)."),
+    Option("speculate", "speculate", "boolean", "Speculative decoding from earlier text (off only to measure it)."),
+    Option("plannerModel", "planner_model", "string",
+           "Frontier model for Tandem: Plan a change (empty: TANDEM_PLANNER_MODEL, else claude-sonnet-5-5).",
+           optional=True, doc_default=f"TANDEM_PLANNER_MODEL, else `{DEFAULT_PLANNER_MODEL}`"),
+    Option("plannerMaxTokens", "planner_max_tokens", "integer", "Most tokens the planner may answer with.",
+           minimum=256, maximum=64000),
+    Option("plannerTimeoutS", "planner_timeout_s", "integer", "Seconds to wait for the planner.",
+           minimum=5, maximum=3600),
+    Option("plannerMaxRetries", "planner_max_retries", "integer",
+           "Retries (with back-off) on 429, 5xx and overloaded answers.", minimum=0, maximum=10),
+    Option("plannerContextTokens", "planner_context_tokens", "integer", "How much code the planner is sent at most.",
+           minimum=1000, maximum=200000),
+    Option("plannerRepairRounds", "planner_repair_rounds", "integer",
+           "Times a sketch Tandem cannot place goes back to the planner with the reason (0: fail at once).",
+           minimum=0, maximum=3),
+)
+OPTIONS = {o.key: o for o in SCHEMA}
 
 # Settings that editors keep under `tandem` for themselves (the server ignores them silently).
-CLIENT_ONLY = {"serverCommand"}
+CLIENT_ONLY = {
+    "serverCommand": {"type": "array", "items": {"type": "string"}, "default": [],
+                      "description": 'Command line that starts the server, e.g. ["/path/to/.venv/bin/tandem", '
+                                     '"serve"]. Empty: `tandem serve` from PATH, else `python -m lsp_server serve` '
+                                     "with the active Python interpreter."},
+}
 
 
 def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
@@ -128,11 +154,15 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
     for key, value in raw.items():
         if key in CLIENT_ONLY:
             continue
-        if key not in SCHEMA:
+        option = OPTIONS.get(key)
+        if option is None:
             problems.append(f"unknown setting tandem.{key} (ignored)")
             continue
-        attr, check = SCHEMA[key]
-        error = check(value)
+        attr = option.attr
+        if option.optional and (value is None or value == ""):
+            changes[attr] = getattr(defaults, attr)  # unset: silently the default
+            continue
+        error = option.check(value)
         if error:
             problems.append(f"tandem.{key} {error}; using the default {getattr(defaults, attr)!r}")
             changes[attr] = getattr(defaults, attr)
@@ -142,5 +172,64 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
 
 
 def as_json(settings: Settings) -> dict:
-    attr_to_key = {attr: key for key, (attr, _) in SCHEMA.items()}
+    attr_to_key = {o.attr: o.key for o in SCHEMA}
     return {attr_to_key[f.name]: getattr(settings, f.name) for f in fields(settings)}
+
+
+# --- the schema's other homes ------------------------------------------------------------------
+
+def contributes_configuration() -> dict:
+    """client-vscode/package.json's `contributes.configuration`, from SCHEMA."""
+    defaults = Settings()
+    props: dict[str, dict] = {"tandem.serverCommand": CLIENT_ONLY["serverCommand"]}
+    for o in SCHEMA:
+        p: dict[str, Any] = {"type": o.kind, "default": "" if o.optional else getattr(defaults, o.attr)}
+        if o.choices:
+            p["enum"] = list(o.choices)
+        if o.minimum is not None:
+            p["minimum"], p["maximum"] = o.minimum, o.maximum
+        p["description"] = o.description
+        props[f"tandem.{o.key}"] = p
+    return {"title": "Tandem", "properties": props}
+
+
+def readme_table() -> str:
+    """The README's settings table, from SCHEMA."""
+    import json
+
+    defaults = Settings()
+    rows = ["| setting | default | meaning |", "|---|---|---|"]
+    for o in SCHEMA:
+        default = o.doc_default or f"`{json.dumps(getattr(defaults, o.attr))}`".replace('`"', "`").replace('"`', "`")
+        meaning = o.description.replace("|", "/")
+        if o.choices:
+            meaning += " One of " + ", ".join(f"`{c}`" for c in o.choices) + "."
+        rows.append(f"| `{o.key}` | {default} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+README_BEGIN, README_END = "<!-- settings: generated from lsp_server/config.py -->\n", "<!-- settings end -->\n"
+
+
+def _write() -> None:
+    """Rewrite package.json's configuration and the README's table from SCHEMA."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    pkg_path = root / "client-vscode" / "package.json"
+    pkg = json.loads(pkg_path.read_text())
+    pkg["contributes"]["configuration"] = contributes_configuration()
+    pkg_path.write_text(json.dumps(pkg, indent=2, ensure_ascii=False) + "\n")
+    readme = root / "README.md"
+    text = readme.read_text()
+    a, b = text.index(README_BEGIN) + len(README_BEGIN), text.index(README_END)
+    readme.write_text(text[:a] + readme_table() + text[b:])
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--write"]:
+        raise SystemExit("usage: python -m lsp_server.config --write")
+    _write()

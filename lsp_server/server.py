@@ -14,7 +14,7 @@ from pygls.protocol import LanguageServerProtocol
 from lsp_server import __version__
 from lsp_server.completion.prefilter import skip_reason
 from lsp_server.completion.service import CompletionService
-from lsp_server.config import Settings, parse_settings
+from lsp_server.config import Settings, as_json, parse_settings
 from lsp_server.errors import TandemError
 from lsp_server.next_edit.service import NextEditService
 from lsp_server.planning import plan_change
@@ -112,10 +112,15 @@ class TandemServer(LanguageServer):
                 self._reported.add(p)
                 self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"Tandem: {p}"))
 
-    def apply_settings(self, raw) -> None:
+    def apply_settings(self, raw, source: str = "initialize") -> None:
         old = self.settings
         self.settings, problems = parse_settings(raw, old)
         self.service.settings = self.settings
+        received = raw.get("tandem", raw) if isinstance(raw, dict) else {}
+        changed = {k: v for k, v in as_json(self.settings).items() if v != as_json(Settings()).get(k)}
+        log.info("settings from %s: %d received; not the default: %s", source,
+                 len(received) if isinstance(received, dict) else 0,
+                 ", ".join(f"{k}={v!r}" for k, v in sorted(changed.items())) or "none")
         self.report_problems(problems)
         if any(getattr(old, k) != getattr(self.settings, k) for k in RELOAD_KEYS) and self._load_task is not None:
             self.start_loading()
@@ -150,7 +155,7 @@ def on_initialized(ls: TandemServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def on_configuration(ls: TandemServer, params: types.DidChangeConfigurationParams) -> None:
-    ls.apply_settings(params.settings)
+    ls.apply_settings(params.settings, "didChangeConfiguration")
 
 
 def _edit_point(params: types.DidChangeTextDocumentParams, text: str) -> int | None:
@@ -292,7 +297,8 @@ def _utf16_slice(line: str, a: int, b: int) -> str:
 
 @server.command("tandem.status")
 def cmd_status(ls: TandemServer, *args) -> dict:
-    return {**ls.service.status(), "index": {"state": ls.index.state, **(ls.index.last_summary or {})},
+    return {**ls.service.status(), "settings": as_json(ls.settings),  # as the server has them now
+            "index": {"state": ls.index.state, **(ls.index.last_summary or {})},
             "next_edit": {**ls.next_edit.stats, "model": _next_edit_model(ls)}}
 
 
@@ -305,9 +311,14 @@ def _next_edit_model(ls: TandemServer) -> str:
     return "off: the model has no next-edit adapter" if threshold is None else f"on (threshold {threshold})"
 
 
+def _command_args(args: tuple) -> tuple:
+    """A command's `arguments`: pygls passes the list as one positional argument."""
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+
+
 @server.command("tandem.planChange")
 async def cmd_plan(ls: TandemServer, *args) -> dict:
-    return await plan_change(ls, args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args)
+    return await plan_change(ls, _command_args(args))
 
 
 @server.command("tandem.indexWorkspace")
@@ -337,7 +348,7 @@ def cmd_shown(ls: TandemServer, *args) -> None:
 
 @server.command("tandem.didAcceptCompletion")
 def cmd_accepted(ls: TandemServer, *args) -> None:
-    ls.service.stats.accepted += 1
+    ls.service.stats.record_accept(_command_args(args))
 
 
 @server.command("tandem.didRejectCompletion")

@@ -17,8 +17,18 @@ class Stats:
     stale: int = 0
     shown: int = 0
     accepted: int = 0
+    partially_accepted: int = 0  # the next word or line of a suggestion taken (each time)
     rejected: int = 0
     latencies_ms: deque = field(default_factory=lambda: deque(maxlen=200))
+
+    def record_accept(self, args: tuple) -> None:
+        """tandem.didAcceptCompletion: no argument for the whole suggestion, or
+        {"partial": "word" | "line"} for its next word or line (partial accept)."""
+        first = args[0] if args and isinstance(args[0], dict) else {}
+        if first.get("partial") in ("word", "line"):
+            self.partially_accepted += 1
+        else:
+            self.accepted += 1
 
     def report(self) -> dict:
         lat = sorted(self.latencies_ms)
@@ -31,6 +41,7 @@ class Stats:
             "recent_latency_ms": {"p50": round(statistics.median(lat), 1) if lat else None,
                                   "p95": round(lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
                                   "last": round(self.latencies_ms[-1], 1) if lat else None},
-            "shown": self.shown, "accepted": self.accepted, "rejected": self.rejected,
+            "shown": self.shown, "accepted": self.accepted, "partially_accepted": self.partially_accepted,
+            "rejected": self.rejected,
             "acceptance_rate": round(self.accepted / self.shown, 3) if self.shown else None,
         }

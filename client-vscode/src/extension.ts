@@ -49,11 +49,15 @@ async function serverCommand(): Promise<string[]> {
   return ['python3', '-m', 'lsp_server', 'serve'];
 }
 
-function serverSettings(): Record<string, unknown> {
+// Every setting the extension declares (package.json, generated from the server's schema in
+// lsp_server/config.py), as the server would get it on a change (`synchronize` sends the section).
+function serverSettings(ctx: vscode.ExtensionContext): Record<string, unknown> {
   const cfg = vscode.workspace.getConfiguration('tandem');
+  const declared = Object.keys(ctx.extension.packageJSON.contributes.configuration.properties);
   const out: Record<string, unknown> = {};
-  for (const key of ['enable', 'languages', 'model', 'precision', 'maxTokens', 'multiline', 'debounceMs', 'latencyBudgetMs', 'threads', 'device', 'maxFileBytes', 'retrieval']) {
-    out[key] = cfg.get(key);
+  for (const name of declared) {
+    const key = name.slice('tandem.'.length);
+    if (key !== 'serverCommand') out[key] = cfg.get(key);  // the client's own
   }
   return out;
 }
@@ -83,10 +87,24 @@ async function refreshStatus() {
   }
 }
 
-function notify(command: string) {
+function notify(command: string, args: unknown[] = []) {
   if (client && client.state === State.Running) {
-    client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [] }).then(undefined, (e) => log(`${command}: ${e}`));
+    client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }).then(undefined, (e) => log(`${command}: ${e}`));
   }
+}
+
+// The document version Tandem's last suggestion was shown for: a partial accept in that version
+// takes from Tandem's suggestion (another extension's would be shown for another request).
+let lastShown: { uri: string; version: number } | undefined;
+
+// Partial accept: VS Code inserts the next word or line of the suggestion on screen; the item's
+// command only runs on a whole accept, so the keys come here first to count it.
+async function acceptPart(kind: 'word' | 'line') {
+  const doc = vscode.window.activeTextEditor?.document;
+  const ours = !!doc && !!lastShown && lastShown.uri === doc.uri.toString() && lastShown.version === doc.version;
+  await vscode.commands.executeCommand(kind === 'word' ? 'editor.action.inlineSuggest.acceptNextWord'
+    : 'editor.action.inlineSuggest.acceptNextLine');
+  if (ours) notify('tandem.didAcceptCompletion', [{ partial: kind }]);
 }
 
 function showStartFailure(cmd: string[], why: string) {
@@ -128,7 +146,7 @@ async function start(ctx: vscode.ExtensionContext) {
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,  // completion errors never pop up
-    initializationOptions: { tandem: serverSettings() },
+    initializationOptions: { tandem: serverSettings(ctx) },
     synchronize: { configurationSection: 'tandem' },
     middleware: {
       provideInlineCompletionItems: async (document, position, context, token, next) => {
@@ -136,6 +154,7 @@ async function start(ctx: vscode.ExtensionContext) {
           const result = await next(document, position, context, token);
           const items = Array.isArray(result) ? result : result?.items ?? [];
           if (items.length) {
+            lastShown = { uri: document.uri.toString(), version: document.version };
             notify('tandem.didShowCompletion');
             for (const item of items) item.command = { title: 'Tandem: accepted', command: 'tandem.ui.accepted' };
           }
@@ -199,6 +218,8 @@ export async function activate(ctx: vscode.ExtensionContext) {
 
   ctx.subscriptions.push(
     vscode.commands.registerCommand('tandem.ui.accepted', () => notify('tandem.didAcceptCompletion')),
+    vscode.commands.registerCommand('tandem.ui.acceptNextWord', () => acceptPart('word')),
+    vscode.commands.registerCommand('tandem.ui.acceptNextLine', () => acceptPart('line')),
     vscode.commands.registerCommand('tandem.ui.toggle', async () => {
       const cfg = vscode.workspace.getConfiguration('tandem');
       await cfg.update('enable', !cfg.get<boolean>('enable'), vscode.ConfigurationTarget.Global);
@@ -212,7 +233,7 @@ export async function activate(ctx: vscode.ExtensionContext) {
       }
       const s = st.stats || {};
       const lat = s.recent_latency_ms?.p50 != null ? `${Math.round(s.recent_latency_ms.p50)} ms median` : 'no requests yet';
-      const acc = s.acceptance_rate != null ? `${Math.round(100 * s.acceptance_rate)}% accepted` : 'no suggestions shown yet';
+      const acc = s.shown ? `${s.shown} shown, ${s.accepted} accepted, ${s.partially_accepted ?? 0} partly accepted` : 'no suggestions shown yet';
       vscode.window.showInformationMessage(`Tandem: ${st.model ?? st.settings?.model} (${st.precision ?? st.settings?.precision}) on ${st.device ?? 'cpu'} — engine ${st.engine}; ${lat}; ${acc}.`);
     }),
     vscode.commands.registerCommand('tandem.ui.planChange', async () => {

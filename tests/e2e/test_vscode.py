@@ -3,6 +3,7 @@ local model: type, see ghost text, Tab, save, and Tandem: Show status. Screensho
 tests/e2e/artifacts/ (kept by CI)."""
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.config import SCHEMA
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.model
@@ -87,15 +89,36 @@ def run_vscode(tmp_path, server_command, scenario="", server_env=None, content=N
         log.close()
 
 
+def server_log(tmp_path) -> str:
+    """The "Tandem" output channel (the server's stderr), as code-server writes it to disk."""
+    logs = sorted((tmp_path / "user" / "logs").rglob("*Tandem*.log"))
+    assert logs, f"no Tandem output log under {tmp_path / 'user' / 'logs'}"
+    return "\n".join(p.read_text(errors="replace") for p in logs)
+
+
 @needs_editors
-def test_ghost_text_tab_save_status_and_restart(tmp_path):
-    out, f = run_vscode(tmp_path, [sys.executable, "-m", "lsp_server", "serve"])
+def test_clean_start_ghost_text_partial_accept_save_status_and_restart(tmp_path):
+    """A fresh profile with only the extension and the server command (plus a setting the
+    extension once forgot to send): no notification at start, no error in the server's log;
+    then type, see ghost text, take its next word (Ctrl+Right), Tab the rest, save, status."""
+    out, f = run_vscode(tmp_path, [sys.executable, "-m", "lsp_server", "serve"], settings={"tandem.maxFileBytes": 500000})
+    assert out["start_notifications"] == [], out["start_notifications"]  # artifacts/vscode-clean-start.png
+    log = server_log(tmp_path)
+    assert "Traceback" not in log and not re.search(r"tandem (ERROR|WARNING)", log), log[-3000:]
+    settings_line = re.search(r"settings from initialize: (\d+) received; not the default: (.*)", log)
+    assert settings_line and int(settings_line.group(1)) == len(SCHEMA), log[-3000:]  # every declared setting
+    assert "maxFileBytes=500000" in settings_line.group(2)
     ghost = out["ghost"].replace("\u00a0", " ")
     assert ghost.strip(), out
+    # the next word went into the line and left the rest of the suggestion on screen
+    typed = out["line_after_word"].replace("\u00a0", " ")
+    assert typed.startswith("    return ") and len(typed.strip()) > len("return"), out
+    assert out["ghost_after_word"].strip() and ghost.strip().endswith(out["ghost_after_word"].replace("\u00a0", " ").strip()), out
     saved = f.read_text()
     assert "    return " + ghost.strip() in saved.replace("\u00a0", " "), (saved, ghost)
     assert "fib(n" in saved
     assert "qwen2.5-coder-0.5b" in out["notification"], out["notification"]
+    assert "1 accepted, 1 partly accepted" in out["notification"], out["notification"]
     assert out["ghost_after_restart"].strip(), out  # the killed server came back and answers
 
 

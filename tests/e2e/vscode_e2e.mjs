@@ -122,15 +122,29 @@ try {
     throw null;
   }
   await serverReady();
+  // a clean start: the server read every setting and loaded its model without a word to the user
+  await page.waitForTimeout(2000);
+  result.start_notifications = await page.$$eval('.notification-toast', (els) => els.map((e) => e.textContent));
+  await shot('vscode-clean-start.png');
+  step('clean start');
   await page.click('.monaco-editor .view-lines');
   await page.keyboard.press('Control+End');
   await page.keyboard.type('    return ', { delay: 120 });
   step('typed');
   await page.waitForSelector('.ghost-text-decoration, .ghost-text', { timeout: 120000 });
   await page.waitForTimeout(300);
-  result.ghost = await page.$$eval('.ghost-text-decoration, .ghost-text', (els) => els.map((e) => e.textContent).join(''));
+  const ghostNow = () => page.$$eval('.ghost-text-decoration, .ghost-text', (els) => els.map((e) => e.textContent).join(''));
+  result.ghost = await ghostNow();
   await shot('vscode-ghost-text.png');
   step('ghost text');
+  // partial accept: the next word goes into the line, the rest stays on screen; Tab takes the rest
+  await page.keyboard.press('Control+ArrowRight');
+  await page.waitForTimeout(500);
+  // the line typed into: "    return …" (the file's own "        return n" is indented deeper)
+  result.line_after_word = await page.$$eval('.monaco-editor .view-line', (els) => els.map((e) => (e.textContent || '').replace(/\u00a0/g, ' '))
+    .find((t) => /^ {4}return/.test(t)) || '');
+  result.ghost_after_word = await ghostNow();
+  step('accepted the next word');
   await page.keyboard.press('Tab');
   await page.keyboard.press('Control+s');
   const deadline = Date.now() + 30000;
