@@ -46,12 +46,21 @@ def test_next_edit_rename_chain_with_tab(tmp_path):
 
 
 @needs_nvim
-def test_suggestion_shown_accepted_and_saved(tmp_path):
+def test_clean_start_suggestion_partly_then_wholly_accepted_and_saved(tmp_path):
     f = tmp_path / "fib.py"
     f.write_text("def fib(n):\n    if n < 2:\n        return n\n")
     out = run_nvim(tmp_path, "nvim_e2e.lua", f)
     assert out["ok"], out
+    assert [n for n in out["notifications"] if n["level"] >= 3] == [], out["notifications"]  # WARN and up
+    lsp_log = tmp_path / "state" / "nvim" / "lsp.log"
+    log = lsp_log.read_text(errors="replace") if lsp_log.exists() else ""
+    assert "Traceback" not in log and "tandem ERROR" not in log and "tandem WARNING" not in log, log[-3000:]
     assert out["extmark_text"] == out["suggestion"].split("\n")[0]
+    assert out["parts"] == ["  self", "(", "a = f(x)", "\n    b = 2", "x + 1"]
+    # <C-Right> took the next word; the rest stayed on screen and <Tab> took it
+    word = out["line_after_word"].split("return ", 1)[1]
+    assert word and out["suggestion"].startswith(word) and out["rest_after_word"] == out["suggestion"][len(word):]
     saved = f.read_text()
-    assert "    return " + out["suggestion"] in saved
+    assert saved.splitlines()[-1].strip() == "return " + out["suggestion"], saved
     assert out["suggestion"].replace(" ", "") in {"fib(n-1)+fib(n-2)", "fib(n-2)+fib(n-1)"}
+    assert out["stats"]["accepted"] == 1 and out["stats"]["partially_accepted"] == 1, out["stats"]

@@ -1,13 +1,16 @@
 -- Tandem's Neovim client for 0.10 and 0.11 (0.12+ can use the built-in
 -- vim.lsp.inline_completion instead; see README). It asks the Tandem server for
 -- textDocument/inlineCompletion while you type in insert mode (debounced, cancelling the
--- previous request), shows the suggestion as virtual text, and accepts it with one key.
+-- previous request), shows the suggestion as virtual text, and accepts it with one key, or its
+-- next word or line with two others.
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("tandem")
 local defaults = {
   cmd = { "tandem", "serve" },
   accept_key = "<Tab>",
+  accept_word_key = "<C-Right>", -- the suggestion's next word; falls back to the key's own meaning
+  accept_line_key = "<C-Down>",  -- the suggestion's next line
   debounce_ms = 60,
   filetypes = nil, -- nil: every file buffer
   settings = {}, -- sent as initializationOptions.tandem (see the server's settings)
@@ -15,7 +18,7 @@ local defaults = {
   next_edit = {}, -- next-edit suggestions (<Tab> in normal mode); false to turn off
 }
 local config = vim.deepcopy(defaults)
-local state = { timer = nil, request = nil, suggestion = nil }
+local state = { timer = nil, request = nil, suggestion = nil, own_tick = nil }
 
 local function client_for(bufnr)
   return vim.lsp.get_clients({ bufnr = bufnr, name = "tandem" })[1]
@@ -42,7 +45,7 @@ local function command(client, name, args, handler)
   client:request("workspace/executeCommand", { command = name, arguments = args or {} }, handler or function() end)
 end
 
-local function show(bufnr, row, col, text, client)
+local function show(bufnr, row, col, text, client, quiet)
   M.clear()
   local lines = vim.split(text, "\n", { plain = true })
   local opts = { virt_text = { { lines[1], config.hl_group } }, virt_text_pos = "inline", hl_mode = "combine" }
@@ -54,7 +57,7 @@ local function show(bufnr, row, col, text, client)
   end
   vim.api.nvim_buf_set_extmark(bufnr, ns, row, col, opts)
   state.suggestion = { bufnr = bufnr, row = row, col = col, text = text, tick = vim.b[bufnr].changedtick }
-  command(client, "tandem.didShowCompletion")
+  if not quiet then command(client, "tandem.didShowCompletion") end
 end
 
 function M.request()
@@ -83,27 +86,51 @@ function M.request()
 end
 
 function M.schedule()
+  -- the change a partial accept made: the rest of the suggestion stays on screen
+  if state.own_tick and state.own_tick == vim.b.changedtick then return end
   M.clear()
   if state.timer then state.timer:stop() end
   state.timer = state.timer or vim.uv.new_timer()
   state.timer:start(config.debounce_ms, 0, vim.schedule_wrap(M.request))
 end
 
---- Accept the suggestion on screen; returns false when there is none.
-function M.accept()
+--- The first `part` of the suggestion on screen: "all", "word" (up to the end of its next word,
+--- or its next run of punctuation) or "line" (up to and including its first line break).
+function M.next_part(text, part)
+  if part == "word" then
+    return text:match("^%s*[%w_]+") or text:match("^%s*[^%w_%s]+") or text:match("^%s+") or text
+  elseif part == "line" then
+    local nl = text:find("\n", 1, true)
+    if nl == 1 then return "\n" .. (text:match("^\n([^\n]*)") or "") end -- a line break first: the line after it
+    return nl and text:sub(1, nl - 1) or text
+  end
+  return text
+end
+
+--- Accept the suggestion on screen (part: "all", the default, "word" or "line"); returns false
+--- when there is none. What is left of it stays on screen.
+function M.accept(part)
   local s = state.suggestion
   if not s or s.bufnr ~= vim.api.nvim_get_current_buf() or vim.b[s.bufnr].changedtick ~= s.tick then
     M.clear()
     return false
   end
   M.clear()
-  local lines = vim.split(s.text, "\n", { plain = true })
+  local taken = M.next_part(s.text, part or "all")
+  local rest = s.text:sub(#taken + 1)
+  local lines = vim.split(taken, "\n", { plain = true })
   vim.api.nvim_buf_set_text(s.bufnr, s.row, s.col, s.row, s.col, lines)
   local last_row = s.row + #lines - 1
   local last_col = (#lines == 1 and s.col or 0) + #lines[#lines]
   vim.api.nvim_win_set_cursor(0, { last_row + 1, last_col })
   local client = client_for(s.bufnr)
-  if client then command(client, "tandem.didAcceptCompletion") end
+  if rest ~= "" and client then
+    state.own_tick = vim.b[s.bufnr].changedtick
+    show(s.bufnr, last_row, last_col, rest, client, true)
+  end
+  if client then
+    command(client, "tandem.didAcceptCompletion", rest ~= "" and { { partial = part } } or {})
+  end
   return true
 end
 
@@ -163,11 +190,16 @@ function M.setup(opts)
     end
   end })
   -- not an <expr> mapping: those may not change the buffer (textlock)
-  vim.keymap.set("i", config.accept_key, function()
-    if not M.accept() then
-      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(config.accept_key, true, false, true), "n", false)
+  for key, part in pairs({ [config.accept_key] = "all", [config.accept_word_key] = "word",
+                           [config.accept_line_key] = "line" }) do
+    if key and key ~= "" then
+      vim.keymap.set("i", key, function()
+        if not M.accept(part) then
+          vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(key, true, false, true), "n", false)
+        end
+      end, { silent = true, desc = "Tandem: accept " .. (part == "all" and "the suggestion" or "its next " .. part) })
     end
-  end, { silent = true, desc = "Tandem: accept suggestion" })
+  end
   if config.next_edit ~= false then
     require("tandem.next_edit").setup(type(config.next_edit) == "table" and config.next_edit or {})
   end
