@@ -3,6 +3,7 @@ table are generated from it (`python -m lsp_server.config --write`), and this te
 setting is added, changed or removed in one place only. Also the licence, in the repository and
 in the extension."""
 import json
+import re
 from dataclasses import fields
 
 from lsp_server.config import (README_BEGIN, README_END, SCHEMA, Settings, contributes_configuration, parse_settings,
@@ -56,3 +57,11 @@ def test_the_licence_is_apache_2_in_the_repository_and_the_extension():
     assert text.lstrip().startswith("Apache License") and "Version 2.0, January 2004" in text
     assert (ROOT / "client-vscode" / "LICENSE").read_text() == text  # vsce packs it into the .vsix
     assert PACKAGE["license"] == "Apache-2.0"
+
+
+def test_the_readme_names_each_models_licence():
+    from lsp_server.model_store.manifest import load_manifest
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    for name, spec in load_manifest().models.items():
+        assert re.search(rf"`{re.escape(name)}` \([^)]*\) — {re.escape(spec.licence)}", readme), name
