@@ -69,7 +69,9 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def cmd_plan(args) -> int:
-    from lsp_server.apply.change import Failure, expand_one, read_disk, refusal
+    from lsp_server.apply.change import Failure, expand_one, read_disk, refusal, resolve_inside
+    from lsp_server.apply.errors import ApplyError
+    from lsp_server.planner.secrets import is_secret_path
     from lsp_server.config import Settings
     from lsp_server.planner.client import PlannerConfig, plan
     from lsp_server.planner.context import gather
@@ -81,8 +83,19 @@ def cmd_plan(args) -> int:
         raise TandemError(f"{args.root}: not a directory")
     current = None
     if args.file:
-        rel = Path(args.file).resolve().relative_to(root).as_posix() if Path(args.file).is_absolute() else args.file
-        current = (rel, read_disk(root / rel) or "")
+        rel = args.file
+        if Path(rel).is_absolute():  # lexically, so a symlink is judged by resolve_inside below
+            if not Path(os.path.normpath(rel)).is_relative_to(root):
+                raise TandemError(f"{args.file}: not inside {root}")
+            rel = Path(os.path.normpath(rel)).relative_to(root).as_posix()
+        if is_secret_path(rel):
+            current = (rel, "")  # gather withholds it, and says so
+        else:
+            try:
+                target = resolve_inside(root, rel)  # the same check as the language server's
+            except ApplyError as exc:
+                raise TandemError(f"--file: {exc}") from None
+            current = (rel, read_disk(target) or "")
     index = CodeIndex(root, use_embeddings=not args.lexical_only)
     index.build()
     print(f"tandem: retrieving code for: {args.instruction}", file=sys.stderr)

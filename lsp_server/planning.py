@@ -122,7 +122,8 @@ class PlanChange:
             result = await asyncio.to_thread(plan, gathered.request, cfg, on_sketch)
             outcomes = [await asyncio.wrap_future(f) for f in futures]
         except PlannerError as exc:
-            return {"applied": False, "error": str(exc), "sent": sent, "withheld": withheld}
+            return {"applied": False, "error": str(exc), "sent": sent, "withheld": withheld,
+                    "redacted": gathered.redacted}
         finally:
             pool.shutdown(wait=False)
         sketches = list(result.sketches)  # sketches[k] made outcomes[k]
@@ -132,7 +133,7 @@ class PlanChange:
             self.report(f"expanded file {k} of {total}")
         failures = [o for o in outcomes if isinstance(o, Failure)]
         changes = [o for o in outcomes if isinstance(o, FileChange)]
-        base = {"sent": sent, "withheld": withheld,
+        base = {"sent": sent, "withheld": withheld, "redacted": gathered.redacted,
                 "failed": [{"path": f.path, "reason": f.reason} for f in failures], "repaired": repaired,
                 "summaries": {c.path: c.summary for c in changes}}
         refused = refusal(outcomes)

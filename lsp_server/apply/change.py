@@ -15,7 +15,7 @@ from typing import Callable
 from lsp_server.apply.expander import ApplyError, Chooser, expand
 from lsp_server.apply.markers import is_marker
 from lsp_server.planner.prompt import FileSketch
-from lsp_server.planner.secrets import is_secret_path
+from lsp_server.planner.secrets import REDACTED, is_secret_path, restore
 
 
 @dataclass
@@ -37,13 +37,17 @@ class Failure:
 
 
 def resolve_inside(root: Path, rel: str) -> Path:
-    """The absolute path for a model-supplied relative path, or ApplyError if it leaves root."""
+    """The absolute path for a model- or user-supplied relative path, or ApplyError if it leaves
+    root (the one check the CLI and the language server share)."""
+    if "\0" in rel or any(ord(c) < 32 for c in rel):
+        raise ApplyError(f"refusing {rel!r}: the path holds control characters")
     p = PurePosixPath(rel.replace("\\", "/"))
     if not p.parts or p.is_absolute() or rel.startswith("~") or ":" in p.parts[0]:
         raise ApplyError(f"refusing {rel!r}: paths must be relative to the workspace")
     if ".." in p.parts:
         raise ApplyError(f"refusing {rel!r}: the path leaves the workspace")
-    if p.parts[0] == ".git":
+    # case-insensitive: on macOS and Windows `.GIT/config` is the real .git/config
+    if any(part.casefold() == ".git" for part in p.parts):
         raise ApplyError(f"refusing {rel!r}: Tandem does not write inside .git")
     if is_secret_path(rel):
         raise ApplyError(f"refusing {rel!r}: Tandem does not write secret files")
@@ -66,18 +70,28 @@ def expand_one(root: Path, sketch: FileSketch, read: Callable[[Path], str | None
         old = read(target)
     except (OSError, UnicodeError) as exc:
         return Failure(sketch.path, f"cannot read the file ({exc.__class__.__name__})")
+    # the planner saw credential values as REDACTED: lines it copied get the file's values back
+    text = restore(sketch.sketch.replace("\r\n", "\n"), old or "")
+    if REDACTED in text and _writes_redacted(text, old or ""):
+        return Failure(sketch.path, f"the sketch writes {REDACTED} where the file holds a credential the planner was "
+                                    "not shown; keep that line as it is", True)
     if old is None:
         if target.exists() and target.is_dir():
             return Failure(sketch.path, "it is a directory")
-        text = sketch.sketch.replace("\r\n", "\n")
         if any(is_marker(x) for x in text.split("\n")):
             return Failure(sketch.path, "the file does not exist but the sketch elides existing code", True)
         return FileChange(sketch.path, target, None, text.rstrip("\n") + "\n", sketch.summary)
     try:
-        result = expand(old, sketch.sketch, sketch.path, chooser=chooser)
+        result = expand(old, text, sketch.path, chooser=chooser)
     except ApplyError as exc:
         return Failure(sketch.path, str(exc), True)
     return FileChange(sketch.path, target, old, result.text, sketch.summary, result.confidence, result.notes)
+
+
+def _writes_redacted(text: str, old: str) -> bool:
+    """A sketch line holds REDACTED that is not a line of the file (which may say it itself)."""
+    own = {x.strip() for x in old.split("\n") if REDACTED in x}
+    return any(REDACTED in x and x.strip() not in own for x in text.split("\n"))
 
 
 def refusal(outcomes: list[FileChange | Failure]) -> str | None:

@@ -1,6 +1,7 @@
 """What the planner may see: the current file, the selection and the top retrieved chunks for
-the instruction, minus anything ignored (.gitignore / .tandemignore) or secret-looking.
-The withheld list is shown to the user together with the sent list."""
+the instruction, minus anything ignored (.gitignore / .tandemignore) or a secret file, with
+credential values redacted. The withheld and redacted lists are shown to the user together with
+the sent list."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from lsp_server.planner.prompt import ContextFile, PlanRequest
-from lsp_server.planner.secrets import withheld_reason
+from lsp_server.planner.secrets import redact, withheld_reason
 from lsp_server.retrieval.walker import IgnoreRules
 
 RELATED_CHUNKS = 8
@@ -18,6 +19,7 @@ RELATED_CHUNKS = 8
 class Gathered:
     request: PlanRequest
     withheld: list[str] = field(default_factory=list)  # "path (reason)"
+    redacted: list[str] = field(default_factory=list)  # "path (N credential values)"
 
     @property
     def sent(self) -> list[str]:
@@ -28,7 +30,8 @@ class Gathered:
     def announce(self, model: str) -> str:
         """What the user is told before anything leaves the machine."""
         return (f"asking {model}; sending {', '.join(self.sent) or 'the instruction only'}"
-                + (f"; withheld {', '.join(self.withheld)}" if self.withheld else ""))
+                + (f"; withheld {', '.join(self.withheld)}" if self.withheld else "")
+                + (f"; redacted {', '.join(self.redacted)}" if self.redacted else ""))
 
 
 def is_ignored(root: Path, rel: str) -> bool:
@@ -48,13 +51,22 @@ def gather(root: Path, instruction: str, current: tuple[str, str] | None = None,
     """current = (relative path, text); selection = 1-based inclusive lines; search(query, k)
     returns retrieval hits (objects with .chunk.path/.start_line/.end_line/.text)."""
     withheld: list[str] = []
+    redactions: dict[str, int] = {}
+
+    def cleaned(path: str, text: str) -> str:
+        r = redact(text)
+        if r.values:
+            redactions[path] = redactions.get(path, 0) + r.values
+        return r.text
+
     cur = sel = None
     if current is not None:
         rel, text = current
-        reason = "ignored by .gitignore/.tandemignore" if is_ignored(root, rel) else withheld_reason(rel, text)
+        reason = "ignored by .gitignore/.tandemignore" if is_ignored(root, rel) else withheld_reason(rel)
         if reason:
             withheld.append(f"{rel} ({reason})")
         else:
+            text = cleaned(rel, text)
             cur = ContextFile(rel, text)
             if selection:
                 lines = text.split("\n")
@@ -67,12 +79,14 @@ def gather(root: Path, instruction: str, current: tuple[str, str] | None = None,
             c = hit.chunk
             if cur is not None and c.path == cur.path:
                 continue  # the whole file is already there
-            reason = withheld_reason(c.path, c.text) or ("ignored" if is_ignored(root, c.path) else None)
+            reason = withheld_reason(c.path) or ("ignored" if is_ignored(root, c.path) else None)
             if reason:
                 if not any(w.startswith(c.path + " ") for w in withheld):
                     withheld.append(f"{c.path} ({reason})")
                 continue
-            related.append(ContextFile(c.path, c.text, (c.start_line, c.end_line)))
+            related.append(ContextFile(c.path, cleaned(c.path, c.text), (c.start_line, c.end_line)))
             if len(related) >= RELATED_CHUNKS:
                 break
-    return Gathered(PlanRequest(instruction=instruction, current=cur, selection=sel, related=tuple(related)), withheld)
+    redacted = [f"{p} ({n} credential value{'s' if n > 1 else ''})" for p, n in redactions.items()]
+    return Gathered(PlanRequest(instruction=instruction, current=cur, selection=sel, related=tuple(related)), withheld,
+                    redacted)

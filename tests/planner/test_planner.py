@@ -134,8 +134,11 @@ def test_secrets_and_ignored_files_are_never_sent(tmp_path):
     got = gather(tmp_path, "refactor", current=("keys/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----"),
                  search=lambda q, k: hits)
     assert got.request.current is None
-    assert [f.path for f in got.request.related] == ["ok.py"]
-    assert {w.split(" ")[0] for w in got.withheld} == {"keys/id_rsa", ".env", "private/notes.py", "cfg.py"}
+    # secret files and ignored ones are withheld whole; a token inside code is redacted
+    assert [f.path for f in got.request.related] == ["cfg.py", "ok.py"]
+    assert got.request.related[0].text == 'token = "<redacted>"'
+    assert {w.split(" ")[0] for w in got.withheld} == {"keys/id_rsa", ".env", "private/notes.py"}
+    assert got.redacted == ["cfg.py (1 credential value)"] and "redacted cfg.py" in got.announce("m")
 
 
 def test_api_key_is_not_logged(api, caplog):
