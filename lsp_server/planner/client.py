@@ -180,6 +180,7 @@ def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], sent: lis
     client = _client(cfg)
     stream_parser = SketchStream()
     seen = 0
+    stopped = False  # message_stop seen: the answer is whole
     try:
         with client.messages.stream(model=cfg.model, max_tokens=cfg.max_tokens, system=system,
                                     messages=messages, tools=[TOOL],
@@ -187,6 +188,7 @@ def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], sent: lis
             for event in stream:
                 if cancelled():
                     raise PlannerError("planning was cancelled; nothing was applied")
+                stopped = stopped or event.type == "message_stop"
                 if event.type == "content_block_delta" and getattr(event.delta, "type", "") == "input_json_delta":
                     for obj in stream_parser.feed(event.delta.partial_json):
                         seen += 1
@@ -195,6 +197,10 @@ def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], sent: lis
             final = stream.get_final_message()
     except anthropic.AnthropicError as exc:
         raise _explain(exc, cfg) from None
+    if not stopped or final.stop_reason is None:
+        # a connection that closed early still leaves a message snapshot: a plan is all or nothing
+        raise PlannerError("the planner's answer ended before it was complete (the connection closed early); "
+                           "nothing was applied")
     if final.stop_reason == "refusal":
         raise PlannerError("the planner declined this request (refusal); nothing was applied")
     if final.stop_reason == "max_tokens":

@@ -13,6 +13,8 @@ A step is a dict:
   {"stop_reason": "refusal"|"max_tokens"}
   {"status": 429, "retry_after": "0"}   an error response
   {"delay": 2.0}                        wait before answering (timeouts)
+  {"close_after_chars": N}              end the stream after N characters of the tool JSON (a
+                                        connection that closes early: no message_stop)
 or a callable(request_body) -> step. Every request is recorded in `api.requests`.
 """
 from __future__ import annotations
@@ -134,6 +136,10 @@ class FakeAnthropic:
                         raw = step.get("raw_json") or json.dumps(block["input"])
                         size = step.get("chunk", 17)
                         for i in range(0, len(raw), size):
+                            if "close_after_chars" in step and i >= step["close_after_chars"]:
+                                self.wfile.write(b"0\r\n\r\n")  # the body ends here, cleanly
+                                self.wfile.flush()
+                                return
                             self.event("content_block_delta", {"type": "content_block_delta", "index": index,
                                                                "delta": {"type": "input_json_delta",
                                                                          "partial_json": raw[i:i + size]}})

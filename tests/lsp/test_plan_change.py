@@ -107,6 +107,20 @@ async def test_a_failed_sketch_applies_nothing(plan_client: LanguageClient):
     assert not (WORK.parent / "outside.py").exists()
 
 
+async def test_a_stream_that_closes_after_the_first_file_applies_nothing(plan_client: LanguageClient):
+    """Two files' edits; the connection closes (no message_stop) once the first is complete: the
+    first expanded fine, but a plan is all or nothing."""
+    import json
+
+    edits = {"edits": [{"path": "app.py", "sketch": SKETCH}, {"path": "new.py", "sketch": "x = 1\n"}]}
+    first = json.dumps(edits).index('{"path": "new.py"')
+    API.script = [{"tool_input": edits, "close_after_chars": first + 5, "chunk": 5}]
+    result = await run_plan(plan_client)
+    assert result["applied"] is False and plan_client.applied == [], result
+    assert "ended before it was complete" in result["error"]
+    assert APP.read_text() == APP_TEXT and not (WORK / "new.py").exists()
+
+
 async def test_planner_errors_are_reported(plan_client: LanguageClient):
     API.script = [{"status": 529, "retry_after": "0"}] * 3
     result = await run_plan(plan_client)

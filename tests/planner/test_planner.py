@@ -108,6 +108,12 @@ def test_cut_off_plan_is_not_used(api):
         plan(REQ, cfg(api))
 
 
+def test_a_plan_whose_stream_closes_early_is_not_used(api):
+    api.script = [{"tool_input": EDITS, "close_after_chars": 10, "chunk": 5}]
+    with pytest.raises(PlannerError, match="ended before it was complete"):
+        plan(REQ, cfg(api))
+
+
 def test_budget_keeps_instruction_and_current_file_drops_related():
     related = tuple(ContextFile(f"m{i}.py", "x = 1\n" * 400, (1, 400)) for i in range(10))
     req = PlanRequest("do it", current=ContextFile("app.py", "def a():\n    pass\n"), related=related)
