@@ -7,7 +7,7 @@ import logging
 import uuid
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
@@ -49,6 +49,13 @@ class TandemProtocol(LanguageServerProtocol):
         if isinstance(message, _Dropped):
             return None
         return super().handle_message(message)
+
+    def _send_response(self, msg_id, result=None, error=None):
+        # pygls puts the traceback of a handler's exception in error.data: internals belong in the
+        # log (pygls logged it), the client gets the kind of failure only
+        if error is not None and error.code == JsonRpcInternalError.CODE:
+            error = type(error)(code=error.code, message="internal error in the Tandem server (see its log)")
+        return super()._send_response(msg_id, result, error)
 
 
 class TandemServer(LanguageServer):
@@ -363,6 +370,9 @@ def on_shutdown(ls: TandemServer, *args) -> None:
 
 
 def serve(tcp: str | None = None) -> int:
+    from lsp_server import jsonrpc
+
+    jsonrpc.install()  # the framing loop that neither dies nor goes deaf on bad input
     logging.basicConfig(level=logging.INFO, format="tandem %(levelname)s %(message)s")
     # pygls logs every message at INFO and tracebacks for client garbage; our handlers and
     # report_server_error log one line per problem instead.
@@ -375,4 +385,4 @@ def serve(tcp: str | None = None) -> int:
             server.start_io()
     finally:
         server.service.shutdown()
-    return 0
+    return jsonrpc.exit_code
