@@ -2,11 +2,28 @@
 UTF-16 code units. Pure functions; lsprotocol types stop here."""
 from __future__ import annotations
 
+import re
+
 from lsp_server.errors import TandemError
+
+LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class PositionError(TandemError):
     pass
+
+
+def lsp_lines(text: str) -> list[str]:
+    """The text's lines with their ends, split where LSP splits: only at \\r\\n, \\r and \\n.
+    (str.splitlines also splits at \\x0b, \\x0c, \\x1c-\\x1e, \\x85, U+2028 and U+2029, which
+    LSP positions do not count: a form feed in a line put every later edit one line off.)"""
+    out, start = [], 0
+    for m in LINE_END.finditer(text):
+        out.append(text[start:m.end()])
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 def detect_eol(text: str) -> str:
@@ -76,7 +93,7 @@ def line_edit(old: str, new: str, encoding: str = "utf-16") -> tuple[tuple[int, 
     never split and every position but a last line without EOL is at character 0."""
     if old == new:
         return None
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    a, b = lsp_lines(old), lsp_lines(new)
     p = 0
     while p < min(len(a), len(b)) and a[p] == b[p]:
         p += 1

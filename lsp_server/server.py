@@ -177,20 +177,30 @@ def _edit_point(params: types.DidChangeTextDocumentParams, text: str) -> int | N
     return start + len(normalise_eol(change.text))
 
 
+def _too_large(ls: TandemServer, text: str) -> bool:
+    """maxFileBytes stops every feature before it does any work (a 5 MB file cost seconds per
+    keystroke in next edit's diffing)."""
+    return len(text) > ls.settings.max_file_bytes
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def on_open(ls: TandemServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.next_edit.opened(params.text_document.uri, normalise_eol(params.text_document.text))
+    if not _too_large(ls, params.text_document.text):
+        ls.next_edit.opened(params.text_document.uri, normalise_eol(params.text_document.text))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def on_change(ls: TandemServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.service.document_changed(params.text_document.uri)
     doc = ls.workspace.get_text_document(params.text_document.uri)
+    if _too_large(ls, doc.source):
+        ls.next_edit.closed(params.text_document.uri)  # no history for it: it gets no suggestions
+        return
     text = normalise_eol(doc.source)
     last = params.content_changes[-1] if params.content_changes else None
     line = last.range.start.line if isinstance(last, types.TextDocumentContentChangePartial) else 0
     ls.next_edit.changed(params.text_document.uri, text, line, bool(last and "\n" in last.text))
-    if not ls.settings.language_enabled(doc.language_id or "") or len(doc.source) > ls.settings.max_file_bytes:
+    if not ls.settings.language_enabled(doc.language_id or ""):
         return
     at = _edit_point(params, text)
     if at is not None:
@@ -233,6 +243,8 @@ async def on_next_edit(ls: TandemServer, params) -> dict | None:
         return None
     doc = ls.workspace.get_text_document(uri)
     version = doc.version
+    if _too_large(ls, doc.source) or not ls.settings.language_enabled(doc.language_id or ""):
+        return None
     norm, eol = normalise_eol(doc.source), detect_eol(doc.source)
     result = await _next_edit(ls, uri, norm, eol)
     if result is None and not _moved_on(ls, uri, version):
@@ -262,6 +274,9 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
         return []
     doc = ls.workspace.get_text_document(uri)
     version, raw = doc.version, doc.source
+    if _too_large(ls, raw):
+        ls.service.stats.skipped += 1
+        return []
     text = normalise_eol(raw)
     pos = params.position
     try:
@@ -279,7 +294,7 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
         # the predicted next edit is on this line, at or after the cursor: ghost text that
         # replaces from the cursor to the end of the predicted range
         r = ahead["range"]
-        between = _utf16_slice(raw.split("\n")[pos.line].rstrip("\r"), pos.character, r["start"]["character"])
+        between = _utf16_slice(line, pos.character, r["start"]["character"])  # the cursor line (LSP line ends)
         return [types.InlineCompletionItem(insert_text=between + ahead["newText"],
                                            range=types.Range(pos, types.Position(pos.line, r["end"]["character"])))]
     reason = skip_reason(ls.settings, doc.language_id or "", text, line, at - line_start)
@@ -370,9 +385,10 @@ def on_shutdown(ls: TandemServer, *args) -> None:
 
 
 def serve(tcp: str | None = None) -> int:
-    from lsp_server import jsonrpc
+    from lsp_server import documents, jsonrpc
 
     jsonrpc.install()  # the framing loop that neither dies nor goes deaf on bad input
+    documents.install()  # documents split into lines where LSP splits them
     logging.basicConfig(level=logging.INFO, format="tandem %(levelname)s %(message)s")
     # pygls logs every message at INFO and tracebacks for client garbage; our handlers and
     # report_server_error log one line per problem instead.

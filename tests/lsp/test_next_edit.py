@@ -66,3 +66,32 @@ async def test_next_edit_on_the_cursor_line_is_ghost_text(client: LanguageClient
     assert len(items) == 1
     item = items[0] if isinstance(items, list) else items.items[0]
     assert item.insert_text == "(a) + g" and item.range.end.character == 16  # replaces "(a) + f"
+
+
+async def test_a_file_over_max_file_bytes_gets_no_next_edit(client: LanguageClient):
+    """maxFileBytes stops next edit before it does any work: the same rename that predicts the
+    next call site in a small file predicts nothing in a 1.2 MB one."""
+    padding = "# " + "x" * 98 + "\n"
+    big = TEXT + padding * 12_000
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=URI, language_id="python", version=1, text=big)))
+    change(client, 2, 1, 8, 15, "calculate")
+    assert await next_edit(client, 1, 17) is None
+    items = await client.text_document_inline_completion_async(types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(URI), position=types.Position(1, 17),
+        context=types.InlineCompletionContext(trigger_kind=types.InlineCompletionTriggerKind.Automatic)))
+    assert not items or not (items if isinstance(items, list) else items.items)
+
+
+async def test_ghost_text_next_edit_in_a_file_with_cr_line_ends(client: LanguageClient):
+    """A CR-only file (old Mac line ends): the next edit on the cursor's line still shows as ghost
+    text (the server once split the raw text at \\n only and failed with an IndexError)."""
+    text = "x = 1\rtotal = f(a) + f(b)\r"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=URI, language_id="python", version=1, text=text)))
+    change(client, 2, 1, 8, 9, "g")
+    items = await client.text_document_inline_completion_async(types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(URI), position=types.Position(1, 9),
+        context=types.InlineCompletionContext(trigger_kind=types.InlineCompletionTriggerKind.Automatic)))
+    item = items[0] if isinstance(items, list) else items.items[0]
+    assert item.insert_text == "(a) + g" and item.range.end.character == 16
