@@ -156,22 +156,32 @@ class PlanChange:
         return await asyncio.to_thread(repair_failures, result, sketches, outcomes, cfg, expand, report)
 
     async def refresh_stale(self, changes: list[FileChange], root, chooser, sketches):
-        """A document edited while the plan was being made is expanded again against its new
+        """A file that changed while the plan was being made (an open document's version moved; a
+        closed file's text on disk is not what was expanded) is expanded again against its new
         text; if it moves again, the plan is abandoned rather than applied to stale text."""
         by_path = {s.path: s for s in sketches}
         out = []
         for change in changes:
-            before = self.versions.get(change.target)
-            current = self.current_version(change.target)
-            if before == current:
+            if self.unchanged(change):
                 out.append(change)
                 continue
-            log.info("%s changed while planning (version %s → %s): expanding again", change.path, before, current)
+            log.info("%s changed while planning: expanding again", change.path)
             again = await asyncio.to_thread(expand_one, root, by_path[change.path], self.read, chooser)
-            if isinstance(again, Failure) or self.current_version(change.target) != self.versions.get(change.target):
+            if isinstance(again, Failure) or not self.unchanged(again):
                 return f"{change.path} kept changing while the plan was made; nothing was applied"
             out.append(again)
         return out
+
+    def unchanged(self, change: FileChange) -> bool:
+        """The file is still the text `change` was expanded from."""
+        if self.versions.get(change.target) != self.current_version(change.target):
+            return False
+        if self.current_version(change.target) is None and change.old is not None:
+            try:  # closed: the edit goes out without a version, so the disk must still match
+                return read_disk(change.target) == change.old
+            except (OSError, UnicodeError):
+                return False
+        return True
 
     def current_version(self, path: Path) -> int | None:
         doc = self.open_document(path)

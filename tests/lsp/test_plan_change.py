@@ -145,6 +145,31 @@ async def test_edit_made_while_planning_is_respected(plan_client: LanguageClient
     assert apply_text(newer, edit.edits[0]) == "# edited\n" + EXPECTED
 
 
+async def test_a_closed_file_changed_on_disk_while_planning_is_expanded_again(plan_client: LanguageClient):
+    """other.py is not open: its edit goes out without a version, so when it changes on disk after
+    its sketch was expanded, the edit is made again from the new text (not at the old lines)."""
+    other = WORK / "other.py"
+    old = "def helper(x):\n    return x\n\n\ndef unused():\n    pass\n"
+    other.write_text(old)
+    sketch = "# ... existing code ...\ndef helper(x):\n    return x * 2\n# ... existing code ...\n"
+    API.script = [{"tool_input": {"edits": [{"path": "other.py", "sketch": sketch},
+                                            {"path": "app.py", "sketch": SKETCH, "summary": "s" * 3000}]},
+                   "chunk": 17, "stream_delay": 0.02}]
+    before = len(API.requests)
+    task = asyncio.ensure_future(run_plan(plan_client))
+    while len(API.requests) == before:  # the planner is asked ...
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.0)  # ... other.py's sketch is complete and expanded; the stream goes on
+    newer = "import os\n\n\n" + old
+    other.write_text(newer)
+    result = await task
+    assert result["applied"] is True, result
+    edits = {c.text_document.uri: c for c in plan_client.applied[0].edit.document_changes}
+    edit = edits[other.as_uri()]
+    assert edit.text_document.version is None
+    assert apply_text(newer, edit.edits[0]) == newer.replace("return x\n", "return x * 2\n")
+
+
 AMBIGUOUS = "# ... existing code ...\n    log(name)\n# ... existing code ...\n"  # a new line that fits four places
 
 
