@@ -101,7 +101,12 @@ class TandemServer(LanguageServer):
         return [r for r in roots if r is not None]
 
     async def index_workspace(self) -> dict:
-        self.index.add_roots(self.workspace_roots())
+        try:
+            self.index.add_roots(self.workspace_roots())
+        except TandemError as exc:  # e.g. a read-only index home: tell the user once, keep serving
+            self.index.state = "error"
+            self.report_problems([f"indexing is off: {exc}"])
+            return {"files": 0, "chunks": 0, "seconds": 0, "message": f"indexing is off: {exc}"}
         if not self.index.indexes:
             return {"files": 0, "chunks": 0, "seconds": 0, "message": "no workspace folder to index"}
         summary = await self.progress("Tandem: indexing", lambda report: self.index.build(report))

@@ -64,6 +64,8 @@ class CompletionService:
         self._prefill_ticket: Ticket | None = None
         self._spare_ticket: Ticket | None = None
         self._side: dict[str, Ticket] = {}  # uri → other engine work (next edit's model path)
+        self._failed_files: tuple = ()  # the model's files when loading failed
+        self._checked_at = 0.0
 
     # -- engine lifecycle -------------------------------------------------------------------
     def _load(self) -> None:
@@ -83,9 +85,35 @@ class CompletionService:
             await asyncio.get_running_loop().run_in_executor(self.executor, self._load)
         except Exception as exc:  # reported in status and once to the user by the server
             self.state = EngineState("error", str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+            self._failed_files = self._model_files()
             log.error("model load failed: %s", self.state.error)
             return
         self.state = EngineState("ready", detail=self.engine.describe())
+
+    def _model_files(self) -> tuple:
+        """(name, size, mtime) of the configured model's files: they change when it is installed,
+        repaired or restored."""
+        from lsp_server.model_store.manifest import load_manifest
+        from lsp_server.model_store.paths import variant_dir
+
+        try:
+            spec = load_manifest().get(self.settings.model)
+            vdir = variant_dir(spec.name, self.settings.precision or spec.default_precision)
+            return tuple(sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in vdir.iterdir()))
+        except Exception:  # missing folder, unknown model: nothing to compare
+            return ()
+
+    def reload_if_repaired(self) -> bool:
+        """After a failed load, load again once the model's files changed (`tandem models install`
+        in another terminal): no restart needed. Checked at most every 2 s."""
+        if self.state.status != "error" or time.monotonic() - self._checked_at < 2.0:
+            return False
+        self._checked_at = time.monotonic()
+        if self._model_files() == self._failed_files:
+            return False
+        log.info("the model's files changed: loading again")
+        asyncio.ensure_future(self.load())
+        return True
 
     def status(self) -> dict:
         return {"engine": self.state.status, "error": self.state.error, **self.state.detail,
@@ -100,6 +128,7 @@ class CompletionService:
 
     async def suggest(self, uri: str, prefix: str, suffix: str) -> Suggestion | None:
         """The suggestion at the cursor, or None (not ready, cancelled, nothing worth showing)."""
+        self.reload_if_repaired()
         started = time.perf_counter()
         self.stats.requests += 1
         previous = self._tickets.get(uri)

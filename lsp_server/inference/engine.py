@@ -19,7 +19,7 @@ from lsp_server.inference.decoder import Decoder
 from lsp_server.inference.device import Choice, choose
 from lsp_server.inference.generate import GenerationConfig, GenerationStats, Generator, token_logprobs
 from lsp_server.inference.tokenizer import TokenizerWrapper
-from lsp_server.model_store.install import variant_intact
+from lsp_server.model_store.install import check_weights, variant_intact
 from lsp_server.model_store.manifest import ModelSpec, load_manifest
 from lsp_server.model_store.paths import variant_dir
 
@@ -41,6 +41,7 @@ class Engine:
             raise ModelNotInstalled(f"model {spec.name} ({precision}) is not installed, is incomplete, or was built "
                                     f"with another next-edit adapter in {vdir}; "
                                     f"run `tandem models install {spec.name}`")
+        check_weights(vdir)  # bytes changed in place: refuse rather than suggest garbage
         self.spec = spec
         self.precision = precision
         self.path: Path = vdir

@@ -18,7 +18,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_server.errors import TandemError
+from lsp_server.errors import ModelNotInstalled, TandemError
 from lsp_server.model_store.manifest import ModelSpec
 from lsp_server.model_store.paths import buildenv_dir, model_dir, models_data, variant_dir
 from lsp_server.progress import Progress
@@ -156,6 +156,37 @@ def variant_intact(vdir: Path, spec: ModelSpec | None = None) -> bool:
     if spec is not None and rec.get("adapter_sha256") != (spec.adapter.sha256 if spec.adapter else None):
         return False
     return all((vdir / f).exists() and (vdir / f).stat().st_size == meta["size"] for f, meta in rec["files"].items())
+
+
+VERIFIED = ".verified.json"  # size and mtime of each file when its sha256 last matched the receipt
+
+
+def _stamp(vdir: Path, files) -> dict:
+    return {f: [(vdir / f).stat().st_size, (vdir / f).stat().st_mtime_ns] for f in files}
+
+
+def check_weights(vdir: Path) -> None:
+    """At load: the files' sha256 against the receipt, unless they are untouched (same size and
+    mtime) since the last time they matched. Bytes overwritten in place change the mtime: the
+    model is refused instead of suggesting garbage. About 2 s for the default model, once."""
+    rec = _receipt(vdir)
+    if not rec:
+        raise ModelNotInstalled(f"{vdir}: missing or unreadable receipt; run `tandem models install`")
+    files = sorted(rec["files"])
+    try:
+        stamp = _stamp(vdir, files)
+        if json.loads((vdir / VERIFIED).read_text()) == stamp:
+            return
+    except (OSError, ValueError):
+        pass
+    for f in files:
+        if sha256_file(vdir / f) != rec["files"][f]["sha256"]:
+            raise ModelNotInstalled(f"{vdir / f} is corrupt (its sha256 does not match the receipt); "
+                                    f"run `tandem models install {rec.get('model', '')}`".rstrip())
+    try:
+        (vdir / VERIFIED).write_text(json.dumps(stamp))
+    except OSError:
+        pass  # a read-only model folder: hashed again next time
 
 
 def install_files(spec: ModelSpec) -> None:

@@ -133,8 +133,15 @@ def _client(cfg: PlannerConfig):
                                timeout=cfg.timeout_s, max_retries=cfg.max_retries)
 
 
-def _explain(exc: Exception, cfg: PlannerConfig) -> PlannerError:
+def _explain(exc: Exception, cfg: PlannerConfig, mid_stream: bool = False) -> PlannerError:
+    """The user's message for an SDK error. mid_stream: the answer had begun (the SDK does not
+    retry then, so no "after N retries")."""
     import anthropic
+
+    if mid_stream and isinstance(exc, anthropic.APIStatusError):
+        overloaded = getattr(exc, "status_code", 0) == 529 or "overloaded" in str(exc).lower()
+        what = "became overloaded" if overloaded else "failed"
+        return PlannerError(f"the Anthropic API {what} in the middle of its answer; nothing was applied; try again")
 
     if isinstance(exc, anthropic.AuthenticationError):
         return PlannerError("the Anthropic API rejected the key (401): check ANTHROPIC_API_KEY")
@@ -181,6 +188,7 @@ def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], sent: lis
     stream_parser = SketchStream()
     seen = 0
     stopped = False  # message_stop seen: the answer is whole
+    begun = False  # an event arrived: errors now are mid-answer
     try:
         with client.messages.stream(model=cfg.model, max_tokens=cfg.max_tokens, system=system,
                                     messages=messages, tools=[TOOL],
@@ -189,6 +197,7 @@ def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], sent: lis
                 if cancelled():
                     raise PlannerError("planning was cancelled; nothing was applied")
                 stopped = stopped or event.type == "message_stop"
+                begun = True
                 if event.type == "content_block_delta" and getattr(event.delta, "type", "") == "input_json_delta":
                     for obj in stream_parser.feed(event.delta.partial_json):
                         seen += 1
@@ -196,7 +205,7 @@ def _ask(cfg: PlannerConfig, system: list[dict], messages: list[dict], sent: lis
                             on_sketch(parse_edit(obj))
             final = stream.get_final_message()
     except anthropic.AnthropicError as exc:
-        raise _explain(exc, cfg) from None
+        raise _explain(exc, cfg, begun) from None
     if not stopped or final.stop_reason is None:
         # a connection that closed early still leaves a message snapshot: a plan is all or nothing
         raise PlannerError("the planner's answer ended before it was complete (the connection closed early); "

@@ -9,7 +9,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from lsp_server.errors import ModelNotInstalled
-from lsp_server.model_store.install import variant_intact
+from lsp_server.model_store.install import check_weights, variant_intact
 from lsp_server.model_store.manifest import load_manifest
 from lsp_server.model_store.paths import variant_dir
 
@@ -24,7 +24,7 @@ class Embedder:
         vdir = variant_dir(spec.name, spec.default_precision)
         if not variant_intact(vdir):
             raise ModelNotInstalled(f"embedding model {spec.name} is not installed; run `tandem models install`")
-        opts = ort.SessionOptions()
+        check_weights(vdir)        opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3

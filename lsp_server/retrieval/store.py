@@ -16,6 +16,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 import diskcache
+
+from lsp_server.errors import TandemError
 import numpy as np
 
 from lsp_server.model_store.paths import tandem_home
@@ -43,6 +45,11 @@ class Store:
     def _open(self) -> diskcache.Cache:
         meta = {"version": FORMAT_VERSION}
         try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a read-only or missing home: say where, and what to do
+            raise TandemError(f"cannot write the index in {self.path} ({exc.__class__.__name__}: "
+                              f"{exc.strerror or exc}); set TANDEM_INDEX_HOME to a writable folder") from None
+        try:
             cache = diskcache.Cache(str(self.path), size_limit=2**31)
             if cache.get("meta") != meta:
                 if len(cache):
@@ -53,8 +60,13 @@ class Store:
         except Exception as exc:  # corrupt database: start over rather than fail
             log.warning("index store %s unreadable (%s); rebuilding", self.path, exc)
             shutil.rmtree(self.path, ignore_errors=True)
-            cache = diskcache.Cache(str(self.path), size_limit=2**31)
-            cache.set("meta", meta)
+            try:
+                cache = diskcache.Cache(str(self.path), size_limit=2**31)
+                cache.set("meta", meta)
+            except Exception as again:  # a read-only or missing home: say where, and what to do
+                raise TandemError(f"cannot write the index in {self.path} ({again.__class__.__name__}: "
+                                  f"{str(again).splitlines()[0][:160]}); set TANDEM_INDEX_HOME to a writable "
+                                  "folder") from None
             return cache
 
     def get_file(self, rel: str) -> tuple[str, list[Chunk]] | None:

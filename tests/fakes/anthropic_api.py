@@ -15,6 +15,8 @@ A step is a dict:
   {"delay": 2.0}                        wait before answering (timeouts)
   {"close_after_chars": N}              end the stream after N characters of the tool JSON (a
                                         connection that closes early: no message_stop)
+  {"error_after_chars": N}              an `error` event (overloaded_error) after N characters, then
+                                        the end of the stream, as the API does mid-answer
 or a callable(request_body) -> step. Every request is recorded in `api.requests`.
 """
 from __future__ import annotations
@@ -136,6 +138,12 @@ class FakeAnthropic:
                         raw = step.get("raw_json") or json.dumps(block["input"])
                         size = step.get("chunk", 17)
                         for i in range(0, len(raw), size):
+                            if "error_after_chars" in step and i >= step["error_after_chars"]:
+                                self.event("error", {"type": "error", "error": {
+                                    "type": "overloaded_error", "message": "Overloaded"}})
+                                self.wfile.write(b"0\r\n\r\n")
+                                self.wfile.flush()
+                                return
                             if "close_after_chars" in step and i >= step["close_after_chars"]:
                                 self.wfile.write(b"0\r\n\r\n")  # the body ends here, cleanly
                                 self.wfile.flush()

@@ -114,6 +114,14 @@ def test_a_plan_whose_stream_closes_early_is_not_used(api):
         plan(REQ, cfg(api))
 
 
+def test_overloaded_mid_answer_is_not_reported_as_retried(api):
+    api.script = [{"tool_input": EDITS, "error_after_chars": 20, "chunk": 5}]
+    with pytest.raises(PlannerError) as err:
+        plan(REQ, cfg(api))
+    assert "in the middle of its answer" in str(err.value) and "retries" not in str(err.value)
+    assert len(api.requests) == 1
+
+
 def test_budget_keeps_instruction_and_current_file_drops_related():
     related = tuple(ContextFile(f"m{i}.py", "x = 1\n" * 400, (1, 400)) for i in range(10))
     req = PlanRequest("do it", current=ContextFile("app.py", "def a():\n    pass\n"), related=related)

@@ -122,3 +122,26 @@ def test_an_adapter_that_does_not_match_the_manifest_is_refused(monkeypatch, tmp
     with pytest.raises(TandemError, match="does not match"):
         inst.adapter_dir(replace(spec, adapter=Adapter("adapters/x", "0" * 64, -0.1)))
     assert inst.adapter_dir(replace(spec, adapter=None)) is None
+
+
+def test_weights_changed_in_place_are_refused_at_load(tmp_path):
+    import json
+    import os
+
+    from lsp_server.errors import ModelNotInstalled
+
+    data = b"weights" * 1000
+    (tmp_path / "model.onnx.data").write_bytes(data)
+    (tmp_path / "receipt.json").write_text(json.dumps({"version": 1, "model": "m", "files": {
+        "model.onnx.data": {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}}}))
+    inst.check_weights(tmp_path)  # hashed once, then remembered by size and mtime
+    assert (tmp_path / inst.VERIFIED).exists()
+    with open(tmp_path / "model.onnx.data", "r+b") as fh:  # random bytes, same size
+        fh.seek(100)
+        fh.write(b"!!!!!!!!")
+    assert inst.variant_intact(tmp_path)  # the size check alone cannot tell
+    with pytest.raises(ModelNotInstalled, match="corrupt"):
+        inst.check_weights(tmp_path)
+    (tmp_path / "model.onnx.data").write_bytes(data)  # restored
+    os.utime(tmp_path / "model.onnx.data", ns=(1, 1))
+    inst.check_weights(tmp_path)
