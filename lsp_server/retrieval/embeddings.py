@@ -24,7 +24,8 @@ class Embedder:
         vdir = variant_dir(spec.name, spec.default_precision)
         if not variant_intact(vdir):
             raise ModelNotInstalled(f"embedding model {spec.name} is not installed; run `tandem models install`")
-        check_weights(vdir)        opts = ort.SessionOptions()
+        check_weights(vdir)
+        opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
