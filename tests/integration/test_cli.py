@@ -58,7 +58,7 @@ def test_corrupt_model_is_reported(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("x = 1\n")
     err = one_line_error(run_cli("complete", str(f), "--line", "0", "--character", "5", env={"TANDEM_HOME": str(tmp_path / "home")}))
-    assert "could not be loaded" in err and "reinstall" in err
+    assert "is corrupt" in err and "tandem models install" in err  # the sha256 check at load catches it first
     res = run_cli("models", "verify", "qwen2.5-coder-0.5b", env={"TANDEM_HOME": str(tmp_path / "home")})
     assert res.returncode == 1 and "sha256 mismatch" in res.stderr
 
