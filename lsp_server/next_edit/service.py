@@ -13,7 +13,8 @@ from lsp_server.protocol import index_to_utf16
 class NextEditService:
     def __init__(self) -> None:
         self.history = EditHistory()
-        self.stats = {"requests": 0, "predicted": 0, "model_predicted": 0, "shown": 0, "accepted": 0, "rejected": 0}
+        self.stats = {"requests": 0, "predicted": 0, "model_predicted": 0, "model_cancelled": 0, "shown": 0,
+                      "accepted": 0, "rejected": 0}
         self._last: dict[str, tuple] = {}  # uri → (text hash and edits, answer): one per open document
 
     def opened(self, uri: str, text: str) -> None:
@@ -54,7 +55,10 @@ class NextEditService:
         work, stopped between forward passes once `cancelled` (the next keystroke)."""
         prediction = predict(norm, edits, engine=engine, cursor_line=cursor_line, mode="model", path=uri,
                              cancelled=cancelled)
-        if prediction is None or cancelled():
+        if cancelled():
+            self.stats["model_cancelled"] += 1
+            return None
+        if prediction is None:
             return None
         self.stats["model_predicted"] += 1
         return self._lsp(uri, norm, eol, prediction)
