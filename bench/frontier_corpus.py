@@ -145,7 +145,7 @@ def apply_diff(old: str, diff: str) -> str:
 def problems(case: dict, old: str) -> list[str]:
     """What is wrong with a case (empty: it is sound)."""
     from lsp_server.apply.markers import is_marker
-    from lsp_server.apply.syntax import error_count, python_parses
+    from lsp_server.syntax.check import error_count, python_parses
 
     found = []
     try:

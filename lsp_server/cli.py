@@ -9,23 +9,8 @@ import time
 from pathlib import Path
 
 from lsp_server.errors import TandemError
-from lsp_server.inference.device import DEVICES
-
-
-def read_source(path: Path) -> str:
-    """Read a source file as the editor would see it; refuse binaries and non-UTF-8 bytes."""
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise TandemError(f"{path}: is a directory, not a file")
-    except OSError as exc:
-        raise TandemError(f"{path}: cannot read ({exc.strerror or exc})")
-    if b"\x00" in data[:8192]:
-        raise TandemError(f"{path}: looks like a binary file (NUL bytes); nothing to complete")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TandemError(f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})")
+from lsp_server.files import read_text
+from lsp_server.config import DEVICES
 
 
 def _engine(args):
@@ -51,7 +36,7 @@ def cmd_complete(args) -> int:
         return complete_batch(args)
     if args.file is None or args.line is None or args.character is None:
         raise TandemError("usage: tandem complete FILE --line L --character C [--json]  (or --batch IN.jsonl)")
-    raw = read_source(Path(args.file))
+    raw = read_text(Path(args.file), strip_bom=True)
     eol = detect_eol(raw)
     text = normalise_eol(raw)
     at = offset_at(text, args.line, args.character)

@@ -25,13 +25,13 @@ def _model_chooser(use_model: bool):
 
 def cmd_apply(args) -> int:
     from lsp_server.apply import ApplyError, expand
-    from lsp_server.cli import read_source
+    from lsp_server.files import read_text
 
     if args.batch:
         return apply_batch(args)
     if not args.original or not args.sketch:
         raise TandemError("usage: tandem apply ORIGINAL SKETCH [--path NAME]  (or --batch IN.jsonl)")
-    original, sketch = read_source(Path(args.original)), read_source(Path(args.sketch))
+    original, sketch = read_text(Path(args.original), strip_bom=True), read_text(Path(args.sketch), strip_bom=True)
     try:
         result = expand(original, sketch, args.path or args.original, chooser=_model_chooser(not args.no_model))
     except ApplyError as exc:
@@ -69,9 +69,10 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def cmd_plan(args) -> int:
-    from lsp_server.apply.change import Failure, expand_one, read_disk, refusal, resolve_inside
+    from lsp_server.apply.change import Failure, expand_one, refusal, resolve_inside
     from lsp_server.apply.errors import ApplyError
-    from lsp_server.planner.secrets import is_secret_path
+    from lsp_server.files import read_if_exists as read_disk
+    from lsp_server.secrets import is_secret_path
     from lsp_server.config import Settings
     from lsp_server.planner.client import PlannerConfig, plan
     from lsp_server.planner.context import gather

@@ -9,10 +9,9 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from lsp_server.inference.device import DEVICES
-
 DEFAULT_PLANNER_MODEL = "claude-sonnet-5-5"  # (claude-sonnet-4-5 reaches end of life 2026-11-30)
 MULTILINE_MODES = ("auto", "always", "never")
+DEVICES = ("auto", "cpu", "cuda", "tensorrt", "rocm", "dml", "coreml", "openvino")  # inference/device.py
 PRECISIONS = ("int8", "int4", "fp16")
 
 

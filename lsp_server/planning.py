@@ -14,12 +14,13 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lsp_server.apply.change import Failure, FileChange, expand_one, read_disk, refusal
+from lsp_server.apply.change import Failure, FileChange, expand_one, refusal
 from lsp_server.apply.tiebreak import model_chooser
 from lsp_server.planner.client import PlannerConfig, PlannerError, PlanResult, plan, repair
 from lsp_server.planner.context import gather
-from lsp_server.protocol import line_edit
-from lsp_server.retrieval.service import uri_to_path
+from lsp_server.errors import TandemError
+from lsp_server.files import read_if_exists as read_disk
+from lsp_server.protocol import line_edit, uri_to_path
 
 log = logging.getLogger("tandem")
 
@@ -93,7 +94,7 @@ class PlanChange:
             if path.is_relative_to(root):
                 try:
                     text = self.read(path)
-                except (OSError, UnicodeError):
+                except TandemError:
                     text = None
                 if text is not None:
                     current = (path.relative_to(root).as_posix(), text)
@@ -179,7 +180,7 @@ class PlanChange:
         if self.current_version(change.target) is None and change.old is not None:
             try:  # closed: the edit goes out without a version, so the disk must still match
                 return read_disk(change.target) == change.old
-            except (OSError, UnicodeError):
+            except TandemError:
                 return False
         return True
 

@@ -3,6 +3,8 @@ UTF-16 code units. Pure functions; lsprotocol types stop here."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from lsp_server.errors import TandemError
 
@@ -11,6 +13,14 @@ LINE_END = re.compile(r"\r\n|\r|\n")
 
 class PositionError(TandemError):
     pass
+
+
+def uri_to_path(uri: str) -> Path | None:
+    """The local path of a file:// URI (None for any other scheme, or what is not a URI)."""
+    if not isinstance(uri, str):
+        return None
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
 def lsp_lines(text: str) -> list[str]:

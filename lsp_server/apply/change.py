@@ -14,8 +14,16 @@ from typing import Callable
 
 from lsp_server.apply.expander import ApplyError, Chooser, expand
 from lsp_server.apply.markers import is_marker
-from lsp_server.planner.prompt import FileSketch
-from lsp_server.planner.secrets import REDACTED, is_secret_path, restore
+from lsp_server.errors import TandemError
+from lsp_server.secrets import REDACTED, is_secret_path, restore
+
+
+@dataclass(frozen=True)
+class FileSketch:
+    """What the planner proposes for one file: a path relative to the workspace and a sketch."""
+    path: str
+    sketch: str
+    summary: str = ""
 
 
 @dataclass
@@ -68,6 +76,8 @@ def expand_one(root: Path, sketch: FileSketch, read: Callable[[Path], str | None
         return Failure(sketch.path, str(exc))
     try:
         old = read(target)
+    except TandemError as exc:
+        return Failure(sketch.path, f"cannot read the file: {str(exc).split(': ', 1)[-1]}")
     except (OSError, UnicodeError) as exc:
         return Failure(sketch.path, f"cannot read the file ({exc.__class__.__name__})")
     # the planner saw credential values as REDACTED: lines it copied get the file's values back
@@ -103,11 +113,3 @@ def refusal(outcomes: list[FileChange | Failure]) -> str | None:
         return f"{failures} of {len(outcomes)} sketches could not be applied with confidence; nothing was changed"
     return None
 
-
-def read_disk(path: Path) -> str | None:
-    if not path.exists():
-        return None
-    data = path.read_bytes()
-    if b"\0" in data[:8192]:
-        raise UnicodeError("binary file")
-    return data.decode("utf-8")

@@ -14,7 +14,6 @@ from typing import Callable
 
 log = logging.getLogger(__name__)
 
-DEVICES = ("auto", "cpu", "cuda", "tensorrt", "rocm", "dml", "coreml", "openvino")
 PROVIDERS = {
     "cuda": "CUDAExecutionProvider",
     "tensorrt": "TensorrtExecutionProvider",

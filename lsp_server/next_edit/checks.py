@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from lsp_server.apply.syntax import count_errors, parser_for
+from lsp_server.syntax.check import count_errors, parser_for
 from lsp_server.next_edit.patterns import Change
 
 STRING_NODES = frozenset({"string", "string_content", "template_string", "string_fragment", "raw_string_literal",

@@ -19,7 +19,8 @@ from typing import Callable
 
 from lsp_server.config import DEFAULT_PLANNER_MODEL, Settings
 from lsp_server.errors import TandemError
-from lsp_server.planner.prompt import TOOL, FileSketch, PlanRequest, build_prompt, repair_turn
+from lsp_server.apply.change import FileSketch
+from lsp_server.planner.prompt import TOOL, PlanRequest, build_prompt, repair_turn
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from lsp_server.planner.prompt import ContextFile, PlanRequest
-from lsp_server.planner.secrets import redact, withheld_reason
+from lsp_server.secrets import redact, withheld_reason
 from lsp_server.retrieval.walker import IgnoreRules
 
 RELATED_CHUNKS = 8

@@ -78,13 +78,6 @@ class PlanRequest:
     related: tuple[ContextFile, ...] = ()
 
 
-@dataclass(frozen=True)
-class FileSketch:
-    path: str
-    sketch: str
-    summary: str = ""
-
-
 @dataclass
 class Prompt:
     system: list[dict]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_server.retrieval.languages import grammar
+from lsp_server.syntax.languages import grammar
 
 MAX_LINES = 60       # a chunk longer than this is split
 WINDOW = 40          # line-window size for files without a grammar and for loose statements

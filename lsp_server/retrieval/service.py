@@ -8,8 +8,8 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
+from lsp_server.protocol import uri_to_path
 from lsp_server.retrieval.context import Snippet, choose_snippets
 from lsp_server.retrieval.index import CodeIndex
 
@@ -17,11 +17,6 @@ log = logging.getLogger(__name__)
 
 CHANGE_DEBOUNCE_S = 1.5
 REGION_LINES = 16  # snippets are chosen again only when the cursor moves to another region
-
-
-def uri_to_path(uri: str) -> Path | None:
-    parsed = urlparse(uri)
-    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
 class IndexService:

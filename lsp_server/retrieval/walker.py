@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pathspec
 
-from lsp_server.retrieval.languages import indexable
+from lsp_server.syntax.languages import indexable
 
 log = logging.getLogger(__name__)
 

@@ -140,7 +140,7 @@ def test_a_new_definition_with_no_user_after_an_edited_line_is_refused_not_crash
 
 
 def test_results_are_parsed_in_pieces_cut_at_statements():
-    from lsp_server.apply.syntax import python_pieces
+    from lsp_server.syntax.check import python_pieces
 
     lines = ["import os", "", "", "@decorator", "class A:", '    """Doc', "class B: not a statement", '    """',
              "", "    def m(self):", "        return (1,", "2)", "", "", "def f():", "    return 3", "else_ = 1"]
@@ -156,7 +156,7 @@ def test_results_are_parsed_in_pieces_cut_at_statements():
 
 
 def test_syntax_counts_an_empty_python_block():
-    from lsp_server.apply import syntax
+    from lsp_server.syntax import check as syntax
 
     assert syntax.error_count("x.py", "def f():\n    return 1\n") == 0
     assert syntax.error_count("x.py", "def f():\n\ndef g():\n    return 1\n") > 0  # `def f` lost its body

@@ -120,8 +120,9 @@ def test_a_plan_never_sends_a_credential_value_and_keeps_them_in_the_file(tmp_pa
 
 
 def test_a_sketch_that_writes_a_redacted_value_is_refused(tmp_path):
-    from lsp_server.apply.change import Failure, expand_one, read_disk
-    from lsp_server.planner.prompt import FileSketch
+    from lsp_server.apply.change import Failure, expand_one
+    from lsp_server.files import read_if_exists as read_disk
+    from lsp_server.apply.change import FileSketch
 
     (tmp_path / "db.py").write_text(SECRETS["db.py"])
     got = expand_one(tmp_path, FileSketch("db.py", 'password = "<redacted>-2"\n# ... existing code ...\n'), read_disk)

@@ -163,7 +163,8 @@ def test_api_key_is_not_logged(api, caplog):
 
 
 def test_repair_rounds_only_for_sketch_faults(api, tmp_path):
-    from lsp_server.apply.change import Failure, expand_one, read_disk
+    from lsp_server.apply.change import Failure, expand_one
+    from lsp_server.files import read_if_exists as read_disk
     from lsp_server.planning import repair_failures
 
     (tmp_path / "app.py").write_text(REQ.current.text)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tree_sitter import Query, QueryCursor
 
-from lsp_server.retrieval.languages import grammar
+from lsp_server.syntax.languages import grammar
 
 
 def parser_for(path: str):
