@@ -1,4 +1,5 @@
-"""The `tandem` command (DESIGN.md §3). Errors a user can act on print one line, no traceback."""
+"""The `tandem` command (its command lines are contracts: docs/architecture.md, "Contracts kept").
+Errors a user can act on print one line, no traceback."""
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,4 @@
-"""`tandem next-edit --batch IN.jsonl` (DESIGN.md §3)."""
+"""`tandem next-edit --batch IN.jsonl` (a contract: docs/architecture.md, "Contracts kept")."""
 from __future__ import annotations
 
 import sys

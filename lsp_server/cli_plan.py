@@ -1,4 +1,5 @@
-"""`tandem apply` and `tandem plan` (DESIGN.md §3): the expander and the planner from a shell."""
+"""`tandem apply` and `tandem plan`: the expander and the planner from a shell (their command lines
+are contracts: docs/architecture.md, "Contracts kept")."""
 from __future__ import annotations
 
 import difflib

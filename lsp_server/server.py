@@ -239,7 +239,7 @@ async def _next_edit(ls: TandemServer, uri: str, norm: str, eol: str) -> dict | 
 
 @server.feature("tandem/nextEdit")
 async def on_next_edit(ls: TandemServer, params) -> dict | None:
-    """{textDocument: {uri}, position} → {uri, range, newText} | null (DESIGN.md §3)."""
+    """{textDocument: {uri}, position} → {uri, range, newText} | null (a contract: docs/architecture.md)."""
     doc_id = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
     if doc_id is None and isinstance(params, dict):
         doc_id = params.get("textDocument")

@@ -3,7 +3,7 @@
 
     python build_onnx.py GGUF OUT_DIR --precision int8 [--precision int4] [--adapter DIR]
 
-Route (measured in DESIGN.md §4): GGUF → transformers (dequantised fp32) → onnxruntime-genai's
+Route (measured: models/README.md): GGUF → transformers (dequantised fp32) → onnxruntime-genai's
 model builder (weight-only int8/int4 MatMulNBits, GroupQueryAttention) → one graph edit:
 the builder's "prune_lm_head" keeps only the last position's logits, which is right for prefill
 but wrong for speculative decoding, which must score every drafted token in one pass. We replace

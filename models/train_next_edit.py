@@ -276,7 +276,7 @@ def matmul_seconds(rows: int, d_in: int, d_out: int) -> dict[str, float]:
 
 
 def resolve_autocast(cfg: TrainConfig, model_config) -> tuple[TrainConfig, dict]:
-    """bf16 autocast made a step 2-3x faster than fp32 on the CPU of DESIGN.md §4, but on an
+    """bf16 autocast makes a step 2-3x faster than fp32 on CPUs with bf16 instructions, but on an
     AVX2-only CPU (no bf16 instructions) torch emulates it: a 413-token step took 477 s instead
     of 10.7 s. So "auto" times both on this CPU."""
     if cfg.autocast != "auto":

@@ -1,6 +1,6 @@
 """Prompt formats as data, and the pure function that turns a context window into token ids.
 
-Format "psm-typed-after-middle" (DESIGN.md §4): `<fim_prefix>` lines above the cursor line
+Format "psm-typed-after-middle" (measured: models/README.md): `<fim_prefix>` lines above the cursor line
 `<fim_suffix>` text after the cursor `<fim_middle>` then the typed part of the cursor line.
 Typing inside a line therefore only *appends* to the prompt, so the KV cache of the previous
 keystroke covers everything but the last token or two. The typed text's last token is backed
