@@ -69,16 +69,38 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+class DiskWorkspace:
+    """The files on disk as the plan's workspace (planning.Workspace)."""
+
+    def __init__(self, root: Path, index) -> None:
+        self.root, self.index = root, index
+
+    def read(self, path: Path) -> str | None:
+        from lsp_server.files import read_if_exists
+
+        return read_if_exists(path)
+
+    def unchanged(self, change) -> bool:
+        try:
+            return self.read(change.target) == change.old
+        except TandemError:
+            return False
+
+    def search(self, query: str, k: int) -> list:
+        return self.index.search(query, k=k)
+
+
 def cmd_plan(args) -> int:
-    from lsp_server.apply.change import Failure, expand_one, refusal, resolve_inside
+    import asyncio
+
+    from lsp_server.apply.change import resolve_inside
     from lsp_server.apply.errors import ApplyError
-    from lsp_server.files import read_if_exists as read_disk
-    from lsp_server.secrets import is_secret_path
     from lsp_server.config import Settings
-    from lsp_server.planner.client import PlannerConfig, plan
-    from lsp_server.planner.context import gather
-    from lsp_server.planning import repair_failures
+    from lsp_server.files import read_if_exists
+    from lsp_server.planner.client import PlannerConfig
+    from lsp_server.planning import PlanTask, run_plan
     from lsp_server.retrieval import CodeIndex
+    from lsp_server.secrets import is_secret_path
 
     root = Path(args.root).resolve()
     if not root.is_dir():
@@ -97,25 +119,24 @@ def cmd_plan(args) -> int:
                 target = resolve_inside(root, rel)  # the same check as the language server's
             except ApplyError as exc:
                 raise TandemError(f"--file: {exc}") from None
-            current = (rel, read_disk(target) or "")
+            current = (rel, read_if_exists(target) or "")
     index = CodeIndex(root, use_embeddings=not args.lexical_only)
     index.build()
     print(f"tandem: retrieving code for: {args.instruction}", file=sys.stderr)
-    gathered = gather(root, args.instruction, current, None, lambda q, k: index.search(q, k=k))
-    index.close()
     cfg = PlannerConfig.from_settings(Settings())  # the defaults, TANDEM_PLANNER_MODEL included
-    print(f"tandem: {gathered.announce(cfg.model)}", file=sys.stderr)
-    chooser = _model_chooser(not args.no_model)
-    result = plan(gathered.request, cfg)
-    outcomes = [expand_one(root, s, read_disk, chooser) for s in result.sketches]
-    repair_failures(result, list(result.sketches), outcomes, cfg, lambda s: expand_one(root, s, read_disk, chooser),
-                    lambda message: print(f"tandem: {message}", file=sys.stderr))
-    refused = refusal(outcomes)
-    if refused:
-        for f in outcomes:
-            if isinstance(f, Failure):
-                print(f"tandem: {f.path}: {f.reason}", file=sys.stderr)
-        raise CannotApply(refused)
+    try:
+        outcome = asyncio.run(run_plan(PlanTask(args.instruction, current), DiskWorkspace(root, index), cfg,
+                                       _model_chooser(not args.no_model),
+                                       lambda message: print(f"tandem: {message}", file=sys.stderr)))
+    finally:
+        index.close()
+    if outcome.planner_failed:
+        raise TandemError(outcome.error)
+    if outcome.error is not None:
+        for f in outcome.failed:
+            print(f"tandem: {f.path}: {f.reason}", file=sys.stderr)
+        raise CannotApply(outcome.error)
+    outcomes = outcome.changes
     for c in outcomes:
         old = c.old or ""
         if args.dry_run:

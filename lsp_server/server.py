@@ -17,7 +17,7 @@ from lsp_server.completion.service import CompletionService
 from lsp_server.config import Settings, as_json, parse_settings
 from lsp_server.errors import TandemError
 from lsp_server.next_edit.service import NextEditService
-from lsp_server.planning import plan_change
+from lsp_server.plan_command import plan_change
 from lsp_server.protocol import detect_eol, normalise_eol, offset_at, uri_to_path
 from lsp_server.retrieval.service import IndexService
 

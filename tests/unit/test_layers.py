@@ -14,7 +14,7 @@ LAYERS = [
     {"completion", "retrieval", "apply", "next_edit"},  # features: independent of each other
     {"planner"},
     {"planning"},
-    {"server", "documents", "jsonrpc", "cli", "cli_plan", "cli_next_edit", "__main__"},  # adapters
+    {"server", "plan_command", "documents", "jsonrpc", "cli", "cli_plan", "cli_next_edit", "__main__"},  # adapters
 ]
 FEATURES = LAYERS[3]
 
