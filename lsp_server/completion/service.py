@@ -49,9 +49,21 @@ class EngineState:
     detail: dict = field(default_factory=dict)
 
 
+def load_engine(settings: Settings):
+    """The real engine for these settings, warmed up (engine thread)."""
+    from lsp_server.inference.engine import get_engine
+
+    engine = get_engine(settings.model, settings.precision, settings.threads, settings.device)
+    engine.warm_up()
+    return engine
+
+
 class CompletionService:
-    def __init__(self, settings: Settings, context=None) -> None:
+    """`load`: settings → an engine (the real one by default; tests pass a scripted fake)."""
+
+    def __init__(self, settings: Settings, context=None, load: Callable[[Settings], object] = load_engine) -> None:
         self.settings = settings
+        self._load_engine = load
         # (uri, prefix) -> (relative path, snippets from other files); None: no retrieval
         self.context = context
         self.state = EngineState()
@@ -69,12 +81,7 @@ class CompletionService:
 
     # -- engine lifecycle -------------------------------------------------------------------
     def _load(self) -> None:
-        from lsp_server.inference.engine import get_engine
-
-        s = self.settings
-        engine = get_engine(s.model, s.precision, s.threads, s.device)
-        engine.warm_up()
-        self.engine = engine
+        self.engine = self._load_engine(self.settings)
 
     async def load(self) -> None:
         """Load (or reload after a settings change) the model without blocking the event loop."""
