@@ -280,6 +280,11 @@ def clean_partials(spec: ModelSpec) -> None:
 
 
 def install(spec: ModelSpec, precisions: list[str] | None = None) -> list[VariantState]:
+    try:
+        model_dir(spec.name).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a read-only or misplaced home: say where, and what to do
+        raise TandemError(f"cannot write models in {model_dir(spec.name)} ({exc.strerror or exc}); set TANDEM_HOME "
+                          "to a writable folder") from None
     clean_partials(spec)
     if spec.format == "files":
         install_files(spec)

@@ -41,3 +41,10 @@ def test_an_unwritable_index_home_is_reported_by_the_server(tmp_path):
     finally:
         err = finish(proc)
     assert "Traceback" not in err and "never retrieved" not in err, err
+
+
+def test_an_unwritable_model_home_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    line = one_line_error(run_cli("models", "install", "minilm-l6-v2", env={"TANDEM_HOME": str(blocker / "home")}))
+    assert "cannot write models" in line and "TANDEM_HOME" in line
