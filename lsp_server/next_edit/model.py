@@ -123,7 +123,7 @@ def confidence_of(new: list[str], i1: int, n_changed: int, spans: list[tuple[int
     lo = offsets[min(i1, len(new))]
     hi = offsets[min(i1 + n_changed, len(new))]
     lps = [lp for (a, b), lp in zip(spans, logprobs) if b > lo and a < max(hi, lo + 1)]
-    return sum(lps) / len(lps) if lps else float("-inf")
+    return float(sum(lps) / len(lps)) if lps else float("-inf")
 
 
 def decode_region(engine, prompt: list[int], old: list[str], max_new_tokens: int = 256,
