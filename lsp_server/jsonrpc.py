@@ -15,6 +15,7 @@ the wire. The patch is installed by `install()` (server.serve), for stdio and TC
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -100,8 +101,6 @@ async def run_async(stop_event, reader, protocol, logger: logging.Logger | None 
 
 async def _read(reader, n: int) -> bytes | None:
     """Exactly n bytes, or None at the end of the stream."""
-    import asyncio
-
     try:
         data = await reader.readexactly(n)
     except asyncio.IncompleteReadError:

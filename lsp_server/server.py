@@ -129,7 +129,8 @@ class TandemServer(LanguageServer):
         self.settings, problems = parse_settings(raw, old)
         self.service.settings = self.settings
         received = raw.get("tandem", raw) if isinstance(raw, dict) else {}
-        changed = {k: v for k, v in as_json(self.settings).items() if v != as_json(Settings()).get(k)}
+        defaults = as_json(Settings())
+        changed = {k: v for k, v in as_json(self.settings).items() if v != defaults.get(k)}
         log.info("settings from %s: %d received; not the default: %s", source,
                  len(received) if isinstance(received, dict) else 0,
                  ", ".join(f"{k}={v!r}" for k, v in sorted(changed.items())) or "none")

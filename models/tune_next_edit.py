@@ -18,20 +18,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import re  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from lsp_server.next_edit.model import decode_region, diff_region, parse_answer  # noqa: E402
-
-REGION = re.compile(r"to rewrite:\n```\n(.*)\n```<\|im_end\|>", re.S)
-
+from models.train_next_edit import prompt_region  # noqa: E402  (pure: no torch needed)
 
 def region_of(prompt: str) -> list[str]:
-    m = REGION.search(prompt)
-    if m is None:
+    region = prompt_region(prompt)
+    if region is None:
         raise ValueError("not a next-edit prompt (no region)")
-    return m.group(1).split("\n")
+    return region.split("\n")
 
 
 def outcome(record: dict, engine) -> dict:
