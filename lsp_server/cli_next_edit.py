@@ -16,20 +16,21 @@ def cmd_next_edit(args) -> int:
         raise TandemError('usage: tandem next-edit --batch IN.jsonl  (lines {"id","path","text","cursor","recent_edits"})')
     engine = None
     if args.mode != "pattern":
-        from lsp_server.errors import ModelNotInstalled
-        from lsp_server.inference.engine import get_engine
+        from lsp_server.model_store.manifest import load_manifest
 
-        try:
-            engine = get_engine(None, None, 0)
-        except ModelNotInstalled as exc:
-            if args.mode == "model":
-                raise
-            print(f"tandem: next-edit: patterns only ({exc})", file=sys.stderr)
+        if load_manifest().get(None).adapter is None:  # decided by the manifest: no model to load for it
+            print("tandem: next-edit: the model has no next-edit adapter; patterns only", file=sys.stderr)
         else:
-            engine.warm_up()
-            if engine.next_edit_threshold is None:
-                print("tandem: next-edit: the installed model has no next-edit adapter; patterns only",
-                      file=sys.stderr)
+            from lsp_server.errors import ModelNotInstalled
+            from lsp_server.inference.engine import get_engine
+
+            try:
+                engine = get_engine(None, None, 0)
+                engine.warm_up()
+            except ModelNotInstalled as exc:
+                if args.mode == "model":
+                    raise
+                print(f"tandem: next-edit: patterns only ({exc})", file=sys.stderr)
 
     def handle(item: dict) -> dict:
         path, text, cursor = item.get("path", ""), normalise_eol(item["text"]), item.get("cursor") or {}
