@@ -6,7 +6,11 @@ types the next character of real code; one line, <= 16 tokens); decode ms/token;
 decode time as a multiple of the weights-read lower bound (bytes of weights read per token /
 measured memory bandwidth of this machine).
 
-    python bench/latency.py [--precision int8|int4] [--edits 12]
+    python bench/latency.py [--precision int8|int4] [--edits 12] [--backend KIND[:URL]]
+
+--backend adds the same cold request and one-character edits through a remote backend (KIND:URL,
+or openai / llamacpp to start llama.cpp's server on the same GGUF), with the ratios to the local
+engine, measured in the same run.
 
 Prints one JSON object.
 """
@@ -114,12 +118,39 @@ def decode_ms_per_token(engine, text: str, start: int, n: int = 48) -> float:
     return (time.perf_counter() - t) * 1000 / max(count, 1)
 
 
+def remote_section(arg: str, text: str, cold_start: int, start: int, edits: int, local: dict, cold: dict) -> dict:
+    """The cold request and the one-character edits through a remote backend (the engine's own
+    prompt cache plays the part of prefix reuse)."""
+    from bench.engines import backend
+    from lsp_server.config import parse_backend
+    from lsp_server.inference.remote import RemoteEngine
+    from lsp_server.model_store.manifest import load_manifest
+
+    with backend(arg) as spec:
+        engine = RemoteEngine(parse_backend(spec), load_manifest().get(None))
+        engine.check()
+        line_end = text.index("\n", start)
+        first = complete(engine, CompletionRequest(prefix=text[:cold_start], suffix=text[cold_start:], max_tokens=16))
+        complete(engine, CompletionRequest(prefix=text[:start], suffix=text[line_end:], max_tokens=16))
+        lat = [complete(engine, CompletionRequest(prefix=text[: start + k], suffix=text[line_end:], max_tokens=16)).latency_ms
+               for k in range(1, edits + 1)]
+        engine.close()
+    warm = {"median_ms": round(statistics.median(lat), 1), "p90_ms": round(sorted(lat)[int(0.9 * (len(lat) - 1))], 1),
+            "max_ms": round(max(lat), 1)}
+    return {"backend": parse_backend(spec).shown(), "cold_1024_prompt_ms": round(first.latency_ms, 1),
+            "warm_one_char_edit": warm,
+            "remote_over_local": {"cold": round(first.latency_ms / cold["latency_ms"], 2),
+                                  "warm_median": round(warm["median_ms"] / max(local["median_ms"], 1e-6), 2),
+                                  "warm_p90": round(warm["p90_ms"] / max(local["p90_ms"], 1e-6), 2)}}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=None)
     ap.add_argument("--precision", default=None)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--edits", type=int, default=12)
+    ap.add_argument("--backend", default=None, help="also measure this backend (KIND:URL, openai, llamacpp)")
     args = ap.parse_args()
 
     engine = get_engine(args.model, args.precision, args.threads)
@@ -144,7 +175,9 @@ def main() -> None:
     bandwidth = memory_bandwidth_gbs()
     wbytes = weights_read_per_token(engine.path)
     bound_ms = wbytes / (bandwidth * 1e9) * 1000
+    remote = remote_section(args.backend, text, cold_start, first_char + 2, args.edits, fast, cold) if args.backend else None
     print(json.dumps({
+        **({"remote": remote} if remote else {}),
         "benchmark": "latency", "model": engine.spec.name, "precision": engine.precision,
         "threads": args.threads or "all", "tokens_in_source": len(tok.encode(text[:pos])),
         "cold_1024_prompt": cold,

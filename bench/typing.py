@@ -9,7 +9,11 @@ each, a stretch in the middle of the file is removed and typed back.
 Side by side in one run: the shipped settings, and the same server with the cache,
 typing-through, prefix reuse (and idle prefill) and speculation switched off.
 
-    python bench/typing.py [--chars 400] [--files textwrap,shlex]
+    python bench/typing.py [--chars 400] [--files textwrap,shlex] [--backend KIND[:URL]]
+
+--backend: instead, the same trace through Tandem's local engine and through a remote backend
+(KIND:URL, or openai / llamacpp to start llama.cpp's server on the same GGUF for the run), side by
+side, with the ratios of keystroke latency and of characters saved.
 
 Prints one JSON object.
 """
@@ -21,6 +25,7 @@ import sys
 # This file is named like the stdlib module; when run as a script its folder comes first on
 # sys.path, so take it off before anything imports `typing`.
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository (bench.engines)
 
 import argparse
 import asyncio
@@ -194,14 +199,35 @@ def _peak_rss_mb(pid: int) -> float | None:
     return None
 
 
+def compare_backend(arg: str, files: list[str], chars: int) -> dict:
+    """The shipped local engine and a remote backend on the same typing trace, one after the other."""
+    from bench.engines import backend
+    from lsp_server.config import parse_backend
+
+    with backend(arg) as spec:
+        local = asyncio.run(replay(FAST, files, chars))
+        remote = asyncio.run(replay({**FAST, "backend": spec}, files, chars))
+    ratio = lambda a, b: round(a / b, 2) if a is not None and b else None  # noqa: E731
+    return {"benchmark": "typing-backend", "files": files, "chars_per_file": chars,
+            "chars_per_second": round(1 / KEY_INTERVAL, 1), "backend": parse_backend(spec).shown(),
+            "local": local, "remote": remote,
+            "remote_over_local": {"latency_p50": ratio(remote["latency_ms"]["p50"], local["latency_ms"]["p50"]),
+                                  "latency_p95": ratio(remote["latency_ms"]["p95"], local["latency_ms"]["p95"]),
+                                  "chars_saved": ratio(remote["chars_saved"], local["chars_saved"])}}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chars", type=int, default=400, help="characters typed per file")
     # a stdlib module (the model has surely seen it) and a 2025 one (pygls 2: after its training data)
     ap.add_argument("--files", default="textwrap,pygls.workspace.text_document", help="modules whose source is typed")
+    ap.add_argument("--backend", default=None, help="compare the local engine with this backend (KIND:URL, openai, llamacpp)")
     args = ap.parse_args()
     files = args.files.split(",")
     t = time.time()
+    if args.backend:
+        print(json.dumps(compare_backend(args.backend, files, args.chars) | {"seconds": round(time.time() - t, 1)}))
+        return
     fast = asyncio.run(replay(FAST, files, args.chars))
     slow = asyncio.run(replay(SLOW, files, args.chars))
     print(json.dumps({"benchmark": "typing", "files": files, "chars_per_file": args.chars,

@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from lsp_server.errors import TandemError
@@ -14,12 +13,63 @@ from lsp_server.files import read_text
 from lsp_server.config import DEVICES
 
 
-def _engine(args):
+def _local_engine(args):
     from lsp_server.inference.engine import get_engine
 
     engine = get_engine(args.model, args.precision, args.threads, args.device)
     engine.warm_up()
     return engine
+
+
+def _engine(args):
+    """--backend (else TANDEM_BACKEND, else local): a remote engine that answers, or the local
+    model, with one line on stderr saying why when a backend was asked for and cannot serve."""
+    from lsp_server.config import parse_backend
+
+    backend = parse_backend(args.backend or os.environ.get("TANDEM_BACKEND") or "local",
+                            args.backend_model or os.environ.get("TANDEM_BACKEND_MODEL") or "")
+    if not backend.remote:
+        return _local_engine(args)
+    from lsp_server.errors import BackendError
+    from lsp_server.inference.remote import RemoteEngine
+    from lsp_server.model_store.manifest import load_manifest
+
+    engine = RemoteEngine(backend, load_manifest().get(args.model))
+    try:
+        engine.check()
+        return engine
+    except BackendError as exc:
+        engine.close()
+        return _fall_back(args, exc)
+
+
+def _fall_back(args, exc: Exception):
+    try:
+        engine = _local_engine(args)
+    except TandemError as local_exc:
+        raise TandemError(f"{exc}; the local model cannot serve either: {local_exc}") from None
+    print(f"tandem: {exc}; using the local model", file=sys.stderr)
+    return engine
+
+
+def _run_complete(args, engine, req):
+    """(engine, result): a backend that fails mid-answer is replaced by the local model once."""
+    from lsp_server.completion import complete
+    from lsp_server.errors import BackendError
+
+    try:
+        return engine, complete(engine, req)
+    except BackendError as exc:
+        if not getattr(engine, "remote", False):
+            raise
+        engine = _fall_back(args, exc)
+        return engine, complete(engine, req)
+
+
+def _served_by(engine) -> dict:
+    if getattr(engine, "remote", False):
+        return {"model": engine.model, "backend": engine.backend.shown(), "precision": None, "device": "remote"}
+    return {"model": engine.spec.name, "backend": "local", "precision": engine.precision, "device": engine.device.device}
 
 
 def _request(args, prefix: str, suffix: str):
@@ -30,7 +80,6 @@ def _request(args, prefix: str, suffix: str):
 
 
 def cmd_complete(args) -> int:
-    from lsp_server.completion import complete
     from lsp_server.protocol import detect_eol, normalise_eol, offset_at
 
     if args.batch:
@@ -41,46 +90,34 @@ def cmd_complete(args) -> int:
     eol = detect_eol(raw)
     text = normalise_eol(raw)
     at = offset_at(text, args.line, args.character)
-    engine = _engine(args)
-    result = complete(engine, _request(args, text[:at], text[at:]))
+    engine, result = _run_complete(args, _engine(args), _request(args, text[:at], text[at:]))
     shown = result.text.replace("\n", eol)
+    served = _served_by(engine)
     if args.json:
         out = result.as_dict() | {"completion": shown, "path": args.file, "line": args.line,
-                                  "character": args.character, "model": engine.spec.name, "precision": engine.precision,
-                                  "device": engine.device.device}
+                                  "character": args.character, **served}
         print(json.dumps(out))
     else:
         print(shown)
-        print(f"({result.latency_ms:.0f} ms, {engine.spec.name} {engine.precision} on {engine.device.device})", file=sys.stderr)
+        where = served["backend"] if served["device"] == "remote" else f"{served['precision']} on {served['device']}"
+        print(f"({result.latency_ms:.0f} ms, {served['model']} {where})", file=sys.stderr)
     return 0
 
 
 def complete_batch(args) -> int:
-    from lsp_server.completion import complete
+    from lsp_server.batch import run_batch
 
-    try:
-        lines = Path(args.batch).read_text().splitlines()
-    except OSError as exc:
-        raise TandemError(f"{args.batch}: cannot read ({exc.strerror or exc})")
     engine = _engine(args)
-    failed = 0
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-            prefix, suffix = item["prefix"], item.get("suffix", "")
-            if not isinstance(prefix, str) or not isinstance(suffix, str):
-                raise TypeError("prefix and suffix must be strings")
-        except (ValueError, KeyError, TypeError) as exc:
-            failed += 1
-            print(json.dumps({"id": None, "error": f"line {n}: {exc.__class__.__name__}: {exc}"}), flush=True)
-            continue
-        started = time.perf_counter()
-        result = complete(engine, _request(args, prefix, suffix))
-        print(json.dumps({"id": item.get("id"), "completion": result.text,
-                          "latency_ms": round((time.perf_counter() - started) * 1000, 1)}), flush=True)
-    return 1 if failed else 0
+
+    def handle(item: dict) -> dict:
+        nonlocal engine
+        prefix, suffix = item["prefix"], item.get("suffix", "")
+        if not isinstance(prefix, str) or not isinstance(suffix, str):
+            raise TypeError("prefix and suffix must be strings")
+        engine, result = _run_complete(args, engine, _request(args, prefix, suffix))
+        return {"completion": result.text}
+
+    return 1 if run_batch(args.batch, handle, '{"id","path","prefix","suffix"}') else 0
 
 
 def cmd_models(args) -> int:
@@ -201,6 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (0: all cores)")
     c.add_argument("--device", default=None, choices=DEVICES, help="execution provider (default: TANDEM_DEVICE or auto)")
     c.add_argument("--multiline", default="auto", choices=["auto", "always", "never"])
+    c.add_argument("--backend", default=None, metavar="local|openai:URL|llamacpp:URL|ollama:URL",
+                   help="where completions come from (default: TANDEM_BACKEND or local); API key: TANDEM_BACKEND_API_KEY")
+    c.add_argument("--backend-model", default=None, help="the model name the backend serves (default: TANDEM_BACKEND_MODEL)")
     c.add_argument("--no-reuse", action="store_true", help="recompute the whole prompt every time (benchmarks)")
     c.add_argument("--no-speculate", action="store_true", help="plain greedy decoding (benchmarks)")
     c.set_defaults(func=cmd_complete)

@@ -41,8 +41,9 @@ def cmd_next_edit(args) -> int:
                              cursor_line=cursor.get("line"), mode=args.mode, path=path)
         return {"edit": as_line_edit(prediction) if prediction else None}
 
-    return run_batch(args.batch, handle, '{"id","path","text","cursor":{"line","character"},"recent_edits":[...]}',
-                     empty={"edit": None})
+    run_batch(args.batch, handle, '{"id","path","text","cursor":{"line","character"},"recent_edits":[...]}',
+              empty={"edit": None})
+    return 0
 
 
 def add_parsers(sub) -> None:

@@ -56,7 +56,8 @@ def apply_batch(args) -> int:
         except ApplyError as exc:
             return {"error": str(exc)}
 
-    return run_batch(args.batch, handle, '{"id","path","original","sketch"}')
+    run_batch(args.batch, handle, '{"id","path","original","sketch"}')
+    return 0
 
 
 def _write_atomic(path: Path, text: str) -> None:

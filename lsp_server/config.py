@@ -6,13 +6,66 @@ distinct problem) and replaced by the default, never fatal (jedi-language-server
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from lsp_server.errors import TandemError
 
 DEFAULT_PLANNER_MODEL = "claude-sonnet-5-5"  # (claude-sonnet-4-5 reaches end of life 2026-11-30)
 MULTILINE_MODES = ("auto", "always", "never")
 DEVICES = ("auto", "cpu", "cuda", "tensorrt", "rocm", "dml", "coreml", "openvino")  # inference/device.py
 PRECISIONS = ("int8", "int4", "fp16")
+BACKEND_KINDS = ("local", "openai", "llamacpp", "ollama")  # inference/remote.py
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    kind: str          # local | openai | llamacpp | ollama
+    url: str = ""      # base URL, no trailing slash
+    model: str = ""    # the served model's name ("" = the engine's only/default model where it has one)
+
+    @property
+    def remote(self) -> bool:
+        return self.kind != "local"
+
+    def shown(self) -> str:
+        """For logs and tandem.status: no credentials in the URL."""
+        return "local" if not self.remote else f"{self.kind}:{safe_url(self.url)}"
+
+
+def safe_url(url: str) -> str:
+    """The URL without user:password, query or fragment (what may be logged and shown)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def parse_backend(value: str, model: str = "") -> BackendSpec:
+    """`local`, or KIND:URL with an http(s) URL. Raises TandemError with what is wrong."""
+    value = (value or "local").strip()
+    if value == "local":
+        return BackendSpec("local")
+    kind, sep, url = value.partition(":")
+    if not sep or kind not in BACKEND_KINDS[1:]:
+        raise TandemError("backend: expected local, openai:URL, llamacpp:URL or ollama:URL")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise TandemError(f"backend {kind}: expected an http(s) URL after '{kind}:' (e.g. {kind}:http://127.0.0.1:8080)")
+    return BackendSpec(kind, url.rstrip("/"), model.strip())
+
+
+def backend_problem(value: str) -> str | None:
+    try:
+        parse_backend(value)
+    except TandemError as exc:  # "backend …: reason" → the reason (the caller names the setting)
+        return str(exc).split(": ", 1)[1]
+    return None
 
 
 @dataclass(frozen=True)
@@ -41,6 +94,9 @@ class Settings:
     planner_max_retries: int = 3
     planner_context_tokens: int = 12000
     planner_repair_rounds: int = 1  # sketches the expander could not place, sent back with the reason
+    # Where completions come from: the in-process model, or an inference engine a team runs.
+    backend: str = field(default_factory=lambda: os.environ.get("TANDEM_BACKEND") or "local")
+    backend_model: str = field(default_factory=lambda: os.environ.get("TANDEM_BACKEND_MODEL") or "")
 
     def language_enabled(self, language_id: str) -> bool:
         return self.enable and self.languages.get(language_id, True)
@@ -62,6 +118,7 @@ class Option:
     # default for): the default then comes from elsewhere (an environment variable)
     optional: bool = False
     doc_default: str = ""     # the README's default column when the default is not a constant
+    validate: Callable[[str], str | None] | None = None  # a string's own syntax (the problem, or None)
 
     def check(self, v: Any) -> str | None:
         """The problem with a value, or None."""
@@ -77,7 +134,9 @@ class Option:
             return 'must be an object like {"markdown": false}'
         if self.choices:
             return None if v in self.choices else f"must be one of {', '.join(self.choices)}"
-        return None if isinstance(v, str) and v.strip() else "must be a non-empty string"
+        if not isinstance(v, str) or not v.strip():
+            return "must be a non-empty string"
+        return self.validate(v) if self.validate else None
 
 
 def _completion_models() -> tuple[str, ...]:
@@ -112,6 +171,14 @@ SCHEMA: tuple[Option, ...] = (
     Option("reusePrefix", "reuse_prefix", "boolean",
            "Reuse the model's KV cache across keystrokes (off only to measure it)."),
     Option("speculate", "speculate", "boolean", "Speculative decoding from earlier text (off only to measure it)."),
+    Option("backend", "backend", "string",
+           "Where completions come from: local (the model in this process), or an inference server your team "
+           "runs: openai:URL (vLLM, SGLang, llama.cpp: POST URL/completions), llamacpp:URL (llama.cpp's /infill), "
+           "ollama:URL. The API key is read from TANDEM_BACKEND_API_KEY only.",
+           optional=True, doc_default="TANDEM_BACKEND, else `local`", validate=backend_problem),
+    Option("backendModel", "backend_model", "string",
+           "The model name the backend serves (empty: TANDEM_BACKEND_MODEL, else the server's only model; "
+           "Ollama needs it).", optional=True, doc_default="TANDEM_BACKEND_MODEL, else the server's"),
     Option("plannerModel", "planner_model", "string",
            "Frontier model for Tandem: Plan a change (empty: TANDEM_PLANNER_MODEL, else claude-sonnet-5-5).",
            optional=True, doc_default=f"TANDEM_PLANNER_MODEL, else `{DEFAULT_PLANNER_MODEL}`"),

@@ -13,3 +13,8 @@ class ModelNotInstalled(TandemError):
 
 class CannotApply(TandemError):
     exit_code = 3
+
+
+class BackendError(TandemError):
+    """A remote inference backend cannot serve (unreachable, refused, wrong model, failed
+    mid-answer): one clear message, then the local model serves where it is installed."""

@@ -78,6 +78,12 @@ def index_to_utf16(line: str, index: int) -> int:
     return sum(2 if ord(ch) > 0xFFFF else 1 for ch in line[:index])
 
 
+def utf16_slice(line: str, a: int, b: int) -> str:
+    """line[a:b] with a and b in UTF-16 code units."""
+    data = line.encode("utf-16-le")
+    return data[2 * a:2 * b].decode("utf-16-le", errors="ignore")
+
+
 def offset_at(text: str, line: int, character: int, encoding: str = "utf-16") -> int:
     """Index into `text` (with \\n line ends) of an LSP position."""
     if line < 0 or character < 0:

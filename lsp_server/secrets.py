@@ -14,6 +14,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from lsp_server.text import indent_of
+
 REDACTED = "<redacted>"
 
 SECRET_NAMES = re.compile(
@@ -78,7 +80,7 @@ def redact(text: str) -> Redaction:
         if in_key or PRIVATE_KEY.search(line):
             in_key = not PRIVATE_KEY_END.search(line)
             if not PRIVATE_KEY.search(line) and not PRIVATE_KEY_END.search(line):
-                new = line[: len(line) - len(line.lstrip())] + REDACTED
+                new = indent_of(line) + REDACTED
         else:
             for value in _values(line):
                 new = new.replace(value, REDACTED)
@@ -99,6 +101,6 @@ def restore(sketch: str, original: str) -> str:
     for line in sketch.split("\n"):
         key = line.strip()
         if REDACTED in key and key in lines:
-            line = line[: len(line) - len(line.lstrip())] + lines[key]
+            line = indent_of(line) + lines[key]
         out.append(line)
     return "\n".join(out)

@@ -14,16 +14,16 @@ from pygls.protocol import LanguageServerProtocol
 from lsp_server import __version__
 from lsp_server.completion.prefilter import skip_reason
 from lsp_server.completion.service import CompletionService
-from lsp_server.config import Settings, as_json, parse_settings
+from lsp_server.config import Settings, as_json, parse_backend, parse_settings
 from lsp_server.errors import TandemError
-from lsp_server.next_edit.service import NextEditService
+from lsp_server.next_edit.service import NextEdit, NextEditService, as_ghost_text
 from lsp_server.plan_command import plan_change
 from lsp_server.protocol import detect_eol, normalise_eol, offset_at, uri_to_path
 from lsp_server.retrieval.service import IndexService
 
 log = logging.getLogger("tandem")
 
-RELOAD_KEYS = ("model", "precision", "threads", "device")
+RELOAD_KEYS = ("model", "precision", "threads", "device", "backend", "backend_model")
 
 
 class _Dropped:
@@ -63,7 +63,9 @@ class TandemServer(LanguageServer):
         super().__init__("tandem", __version__, protocol_cls=TandemProtocol)
         self.settings = Settings()
         self.index = IndexService()
-        self.service = CompletionService(self.settings, context=self._context)
+        self.service = CompletionService(self.settings, context=self._context,
+                                         private=lambda uri: self.index.is_private(uri, self.workspace_roots()),
+                                         notify=lambda message: self.report_problems([message]))
         self.next_edit = NextEditService()
         self._reported: set[str] = set()
         self._load_task: asyncio.Task | None = None
@@ -142,7 +144,9 @@ class TandemServer(LanguageServer):
         self._load_task = asyncio.ensure_future(self._load_with_progress())
 
     async def _load_with_progress(self) -> None:
-        title = f"Tandem: loading {self.settings.model} ({self.settings.precision})"
+        backend = parse_backend(self.settings.backend, self.settings.backend_model)
+        title = (f"Tandem: connecting to {backend.shown()}" if backend.remote
+                 else f"Tandem: loading {self.settings.model} ({self.settings.precision})")
         await self.progress(title, lambda report: self.service.load())
         state = self.service.state
         if state.status == "error":
@@ -232,7 +236,7 @@ def _moved_on(ls: TandemServer, uri: str, version: int) -> bool:
     return uri not in ls.workspace.text_documents or ls.workspace.get_text_document(uri).version != version
 
 
-async def _next_edit(ls: TandemServer, uri: str, norm: str, eol: str) -> dict | None:
+async def _next_edit(ls: TandemServer, uri: str, norm: str, eol: str) -> NextEdit | None:
     """The next-edit answer for this text, computed on a worker thread (tree-sitter parses)."""
     edits = ls.next_edit.recent(uri)  # the history belongs to the event loop
     return await asyncio.to_thread(ls.next_edit.suggest, uri, norm, eol, edits)
@@ -262,7 +266,7 @@ async def on_next_edit(ls: TandemServer, params) -> dict | None:
                 engine, uri, norm, eol, edits, line, ticket))
     if result is None or _moved_on(ls, uri, version):
         return None  # never a suggestion for text that has moved on
-    return result
+    return result.to_lsp()
 
 
 def _position_line(params) -> int | None:
@@ -281,7 +285,7 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     doc = ls.workspace.get_text_document(uri)
     version, raw = doc.version, doc.source
     if _too_large(ls, raw):
-        ls.service.stats.skipped += 1
+        ls.service.skipped("file too large")
         return []
     text = normalise_eol(raw)
     pos = params.position
@@ -296,38 +300,29 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     ahead = await _next_edit(ls, uri, text, detect_eol(raw))
     if _moved_on(ls, uri, version):
         return []  # the text moved on while predicting
-    if ahead and ahead["range"]["start"]["line"] == pos.line and ahead["range"]["start"]["character"] >= pos.character:
-        # the predicted next edit is on this line, at or after the cursor: ghost text that
-        # replaces from the cursor to the end of the predicted range
-        r = ahead["range"]
-        between = _utf16_slice(line, pos.character, r["start"]["character"])  # the cursor line (LSP line ends)
-        return [types.InlineCompletionItem(insert_text=between + ahead["newText"],
-                                           range=types.Range(pos, types.Position(pos.line, r["end"]["character"])))]
+    ghost = as_ghost_text(ahead, line, pos.line, pos.character)
+    if ghost is not None:
+        return [types.InlineCompletionItem(insert_text=ghost.text,
+                                           range=types.Range(pos, types.Position(pos.line, ghost.end_character)))]
     reason = skip_reason(ls.settings, doc.language_id or "", text, line, at - line_start)
     if reason:
-        ls.service.stats.skipped += 1
+        ls.service.skipped(reason)
         return []
     suggestion = await ls.service.suggest(uri, text[:at], text[at:])
     if suggestion is None:
         return []
     if _moved_on(ls, uri, version):
-        ls.service.stats.stale += 1
+        ls.service.stale()
         return []
     insert = suggestion.text.replace("\n", detect_eol(raw))
     return [types.InlineCompletionItem(insert_text=insert, range=types.Range(pos, pos))]
-
-
-def _utf16_slice(line: str, a: int, b: int) -> str:
-    """line[a:b] with a and b in UTF-16 code units."""
-    data = line.encode("utf-16-le")
-    return data[2 * a:2 * b].decode("utf-16-le", errors="ignore")
 
 
 @server.command("tandem.status")
 def cmd_status(ls: TandemServer, *args) -> dict:
     return {**ls.service.status(), "settings": as_json(ls.settings),  # as the server has them now
             "index": {"state": ls.index.state, **(ls.index.last_summary or {})},
-            "next_edit": {**ls.next_edit.stats, "model": _next_edit_model(ls)}}
+            "next_edit": {**ls.next_edit.stats.report(), "model": _next_edit_model(ls)}}
 
 
 def _next_edit_model(ls: TandemServer) -> str:
@@ -335,6 +330,8 @@ def _next_edit_model(ls: TandemServer) -> str:
     engine = ls.service.engine
     if engine is None:
         return "off: no model loaded"
+    if getattr(engine, "remote", False):
+        return "off: a remote backend serves no next-edit adapter (patterns only)"
     threshold = engine.next_edit_threshold
     return "off: the model has no next-edit adapter" if threshold is None else f"on (threshold {threshold})"
 
@@ -354,34 +351,15 @@ async def cmd_index(ls: TandemServer, *args) -> dict:
     return await ls.index_workspace()
 
 
-@server.command("tandem.didShowNextEdit")
-def cmd_next_shown(ls: TandemServer, *args) -> None:
-    ls.next_edit.stats["shown"] += 1
+def _feedback(command: str, event: str, owner) -> None:
+    """tandem.didShow/Accept/Reject…: what the editor did with a suggestion, counted by the
+    service that made it (local stats for tandem.status; nothing leaves the machine)."""
+    server.command(command)(lambda ls, *args: owner(ls).feedback(event, _command_args(args)))
 
 
-@server.command("tandem.didAcceptNextEdit")
-def cmd_next_accepted(ls: TandemServer, *args) -> None:
-    ls.next_edit.stats["accepted"] += 1
-
-
-@server.command("tandem.didRejectNextEdit")
-def cmd_next_rejected(ls: TandemServer, *args) -> None:
-    ls.next_edit.stats["rejected"] += 1
-
-
-@server.command("tandem.didShowCompletion")
-def cmd_shown(ls: TandemServer, *args) -> None:
-    ls.service.stats.shown += 1
-
-
-@server.command("tandem.didAcceptCompletion")
-def cmd_accepted(ls: TandemServer, *args) -> None:
-    ls.service.stats.record_accept(_command_args(args))
-
-
-@server.command("tandem.didRejectCompletion")
-def cmd_rejected(ls: TandemServer, *args) -> None:
-    ls.service.stats.rejected += 1
+for _event, _verb in (("shown", "Show"), ("accepted", "Accept"), ("rejected", "Reject")):
+    _feedback(f"tandem.did{_verb}Completion", _event, lambda ls: ls.service)
+    _feedback(f"tandem.did{_verb}NextEdit", _event, lambda ls: ls.next_edit)
 
 
 @server.feature(types.SHUTDOWN)

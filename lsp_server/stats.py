@@ -21,14 +21,15 @@ class Stats:
     rejected: int = 0
     latencies_ms: deque = field(default_factory=lambda: deque(maxlen=200))
 
-    def record_accept(self, args: tuple) -> None:
-        """tandem.didAcceptCompletion: no argument for the whole suggestion, or
-        {"partial": "word" | "line"} for its next word or line (partial accept)."""
+    def feedback(self, event: str, args: tuple = ()) -> None:
+        """What the editor did with a suggestion: "shown", "rejected" or "accepted" — with no
+        argument for the whole suggestion, or {"partial": "word" | "line"} for its next word or
+        line (partial accept)."""
         first = args[0] if args and isinstance(args[0], dict) else {}
-        if first.get("partial") in ("word", "line"):
+        if event == "accepted" and first.get("partial") in ("word", "line"):
             self.partially_accepted += 1
-        else:
-            self.accepted += 1
+        elif event in ("shown", "accepted", "rejected"):
+            setattr(self, event, getattr(self, event) + 1)
 
     def report(self) -> dict:
         lat = sorted(self.latencies_ms)
@@ -45,3 +46,22 @@ class Stats:
             "rejected": self.rejected,
             "acceptance_rate": round(self.accepted / self.shown, 3) if self.shown else None,
         }
+
+
+@dataclass
+class NextEditStats:
+    requests: int = 0
+    predicted: int = 0  # answers given (patterns and model)
+    model_predicted: int = 0
+    model_cancelled: int = 0  # model runs stopped by the next keystroke
+    shown: int = 0
+    accepted: int = 0
+    rejected: int = 0
+
+    def feedback(self, event: str, args: tuple = ()) -> None:
+        """What the editor did with a next edit: "shown", "accepted" or "rejected"."""
+        if event in ("shown", "accepted", "rejected"):
+            setattr(self, event, getattr(self, event) + 1)
+
+    def report(self) -> dict:
+        return dict(vars(self))

@@ -42,3 +42,17 @@ def run_cli(*args, env=None, input=None):
 
     return subprocess.run([sys.executable, "-m", "lsp_server", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, input=input, timeout=600)
+
+
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory):
+    """llama.cpp's server on 127.0.0.1 with the default model's GGUF (bench/engines.py), shared
+    by the session (tests that kill or slow an engine start their own). Skipped where it is not
+    built, except in CI, which builds it (.ci/install-llama-server)."""
+    from bench import engines
+
+    exe = engines.binary()
+    if not os.environ.get("CI") and (exe is None or not exe.exists()):
+        pytest.skip("llama-server not built: run `bash .ci/install-llama-server`")
+    with engines.llama_server(log=tmp_path_factory.mktemp("llama") / "server.log") as server:
+        yield server

@@ -35,15 +35,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lsp_server.apply.sketch import OPENER, Sketch, indent_of, is_trivial
+from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
+from lsp_server.text import DEFINITION, NAME, indent_of
 
 MATCH, INS, ALIKE, DEL, DEL_BLANK, EMPTY, HINT = 80, 8, 4, 8, 4, 12, 1
 END, PINNED = 2 * MATCH, 50 * MATCH  # re-typing the first or last line of a stretch (see _stretch_ends)
 BIG = 1 << 50
 STEP = 1 << 32  # offset between barrier-free stretches (see _cover)
-DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
-                        r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w"
-                        r"|^func\s+\([^)]*\)\s*\w")  # (a Go method: its receiver first)
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\S")
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
 SELF = ("self", "this", "cls")
@@ -450,10 +448,6 @@ def _shifted_unlike_neighbours(orig: Original, sketch: Sketch, i: int, step: int
             return len(indent_of(sketch.lines[x])) - int(orig.indent[there]) != shift
         x += step
     return False
-
-
-NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
-                  r"([A-Za-z_$][\w$]*)")
 
 
 def _protected(orig: Original, sketch: Sketch) -> np.ndarray:

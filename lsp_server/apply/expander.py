@@ -18,7 +18,8 @@ from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.markers import LINE_COMMENT
 from lsp_server.apply.layout import definition_spacing, merged_blank_runs, whole_blank_runs
 from lsp_server.apply.place import place, replaced_returns, rewritten_blocks, rewritten_doc_comments
-from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, indent_of, learn_indentation, parse
+from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, learn_indentation, parse
+from lsp_server.text import indent_of
 from lsp_server.apply.verify import Draft, first_failure
 from lsp_server.protocol import detect_eol, normalise_eol
 

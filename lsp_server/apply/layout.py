@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from lsp_server.apply.align import DEFINITION, Kind, Op, Original
-from lsp_server.apply.sketch import OPENER, Sketch, indent_of
+from lsp_server.apply.align import Kind, Op, Original
+from lsp_server.apply.sketch import OPENER, Sketch
+from lsp_server.text import DEFINITION, indent_of
 
 
 def whole_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:

@@ -14,11 +14,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import (DEFINITION, IMPORT, MATCH, NAME, Kind, Op, Original, block_end, new_names,
+from lsp_server.apply.align import (IMPORT, MATCH, Kind, Op, Original, block_end, new_names,
                                     edited_lines, renamed_as, renames, replaces, reward,
                                     signature)
 from lsp_server.apply.errors import ApplyError
-from lsp_server.apply.sketch import OPENER, Sketch, indent_of
+from lsp_server.apply.sketch import OPENER, Sketch
+from lsp_server.text import DEFINITION, NAME, indent_of
 
 MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break
 # a body ending so cannot have had the old body after it

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from lsp_server.apply.markers import is_marker
 from lsp_server.protocol import normalise_eol
+from lsp_server.text import indent_of
 
 FENCE = re.compile(r"^\s*```")
 OPENER = re.compile(r"(?::|\{|=>\s*\{?)\s*(?:#.*|//.*)?$")  # a line that opens a block
@@ -70,10 +71,6 @@ def implied_markers(sketch: Sketch, keys: Sequence[str]) -> tuple[Sketch, list[s
             marker.append(True)
             notes.append("the sketch ends inside the file without a marker: the lines below it are kept")
     return Sketch(tuple(lines), tuple(marker)), notes
-
-
-def indent_of(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
 
 
 def is_trivial(key: str) -> bool:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lsp_server.syntax import check as syntax
-from lsp_server.apply.align import DEFINITION, NAME, Kind, Op, replaces
+from lsp_server.apply.align import Kind, Op, replaces
+from lsp_server.text import DEFINITION, NAME
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
 
 

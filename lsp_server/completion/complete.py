@@ -7,12 +7,14 @@ from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 
-from lsp_server.completion.context import fit_window
-from lsp_server.completion.formats import Prompt, build_prompt, format_for
+from lsp_server.completion.context import CharBudget, fit_window
+from lsp_server.completion.formats import Prompt, build_prompt, fim_text, format_for
 from lsp_server.completion.postprocess import CursorContext, postprocess, should_stop, wants_multiline
 from lsp_server.inference.engine import Engine
 from lsp_server.inference.generate import GenerationConfig, GenerationStats
+from lsp_server.inference.remote import FimRequest, RemoteEngine
 from lsp_server.inference.tokenizer import Healer
+from lsp_server.secrets import redact
 
 MAX_TYPED_CHARS = 1000  # a "line" longer than this is data (minified code, a blob): no suggestion
 
@@ -62,11 +64,14 @@ def prepare(engine: Engine, req: CompletionRequest) -> Prompt:
     return build_prompt(format_for(engine.spec), engine.tokenizer, window, req.snippets, req.path)
 
 
-def complete(engine: Engine, req: CompletionRequest, cancelled: Callable[[], bool] = lambda: False) -> CompletionResult:
+def complete(engine: Engine | RemoteEngine, req: CompletionRequest,
+             cancelled: Callable[[], bool] = lambda: False) -> CompletionResult:
     started = time.perf_counter()
     ctx = cursor_context(req.prefix, req.suffix, req.multiline)
     if len(ctx.typed) > MAX_TYPED_CHARS:
         return CompletionResult("", (time.perf_counter() - started) * 1000, ctx.multiline)
+    if isinstance(engine, RemoteEngine):
+        return _complete_remote(engine, req, ctx, cancelled, started)
     tok = engine.tokenizer
     prompt = prepare(engine, req)
     cfg = GenerationConfig(
@@ -95,5 +100,43 @@ def complete(engine: Engine, req: CompletionRequest, cancelled: Callable[[], boo
                 # through it, or the next request (drafting from this output), continues it.
                 stats.stop_reason = "budget"
                 break
+    final = "" if stats.cancelled else postprocess(text, ctx)
+    return CompletionResult(final, (time.perf_counter() - started) * 1000, ctx.multiline, text, stats)
+
+
+def remote_request(engine: RemoteEngine, req: CompletionRequest, multiline: bool) -> FimRequest:
+    """What a remote engine is sent: the same window as the local model gets (by characters),
+    with credential values redacted from every part (secrets.redact), never whole secret files
+    (retrieval never indexes them)."""
+    window = fit_window(CharBudget(), req.prefix, req.suffix, req.prefix_tokens, req.suffix_tokens)
+    clean = lambda text: redact(text).text  # noqa: E731
+    window = type(window)(clean(window.before), clean(window.typed), clean(window.after), window.first_line)
+    snippets = tuple(type(s)(**{**vars(s), "text": clean(s.text)}) for s in req.snippets)
+    fmt = format_for(engine.spec)
+    return FimRequest(prefix=window.before + window.typed, suffix=window.after,
+                      max_tokens=req.max_tokens_multiline if multiline else req.max_tokens,
+                      prompt=fim_text(fmt, window, snippets, req.path),
+                      extra=tuple((s.path, s.text) for s in snippets), stop=engine.spec.stop_tokens)
+
+
+def _complete_remote(engine: RemoteEngine, req: CompletionRequest, ctx: CursorContext,
+                     cancelled: Callable[[], bool], started: float) -> CompletionResult:
+    """The remote twin of the loop above: text chunks instead of tokens, the same stop filters,
+    budget and post-processing. Leaving the loop closes the HTTP stream (the engine stops)."""
+    stats = GenerationStats()
+    text, first_at = "", 0.0
+    with closing(engine.stream(remote_request(engine, req, ctx.multiline), cancelled)) as pieces:
+        for piece in pieces:
+            first_at = first_at or time.perf_counter()
+            text += piece
+            stats.generated += 1  # chunks: an engine streams about a token each
+            if should_stop(text, ctx):
+                stats.stop_reason = "filter"
+                break
+            if req.budget_ms and text.strip() and (time.perf_counter() - first_at) * 1000 > req.budget_ms:
+                stats.stop_reason = "budget"
+                break
+    stats.cancelled = cancelled()
+    stats.forward_passes = 1  # one model call, for the service's counters
     final = "" if stats.cancelled else postprocess(text, ctx)
     return CompletionResult(final, (time.perf_counter() - started) * 1000, ctx.multiline, text, stats)

@@ -58,3 +58,15 @@ def fit_window(tok: TokenizerWrapper, prefix: str, suffix: str, prefix_tokens: i
     if kept_after and len(tok.encode(after)) > suffix_tokens:  # a single huge line: cut by characters
         after = after[: suffix_tokens * 3]
     return Window(before="".join(lines[start:]), typed=typed, after=after, first_line=start)
+
+
+class CharBudget:
+    """Token counts estimated from characters (≈3.5 per token in code), for windows sent to a
+    remote engine whose tokenizer is not here. Fits fit_window's `tok`."""
+    CHARS_PER_TOKEN = 3.5
+
+    def encode(self, text: str) -> range:
+        return range(int(len(text) / self.CHARS_PER_TOKEN + 0.999))
+
+    def encode_batch(self, texts: list[str]) -> list[range]:
+        return [self.encode(t) for t in texts]

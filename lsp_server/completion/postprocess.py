@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lsp_server.text import indent_of
+
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 BLOCK_OPENERS = (":", "{", "(", "[", "=>", "do", "then")
@@ -23,10 +25,6 @@ class CursorContext:
     following: tuple[str, ...]  # lines below the cursor line (a few)
     previous: str           # last non-blank line above the cursor line
     multiline: bool
-
-
-def indent_of(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def wants_multiline(previous: str, typed: str, line_suffix: str) -> bool:

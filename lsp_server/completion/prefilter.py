@@ -3,10 +3,7 @@ from __future__ import annotations
 
 from lsp_server.completion.complete import MAX_TYPED_CHARS
 from lsp_server.config import Settings
-
-
-def is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
+from lsp_server.text import is_word_char
 
 
 def skip_reason(settings: Settings, language_id: str, text: str, line_text: str, column: int) -> str | None:

@@ -17,8 +17,10 @@ from typing import TypeVar
 from lsp_server.completion.cache import LruCache, context_key
 from lsp_server.completion.complete import CompletionRequest, complete, prepare
 from lsp_server.completion.typing_through import Shown, remainder
-from lsp_server.config import Settings
+from lsp_server.config import Settings, parse_backend
+from lsp_server.errors import BackendError
 from lsp_server.stats import Stats
+from lsp_server.text import indent_of
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,20 @@ class EngineState:
 
 
 def load_engine(settings: Settings):
-    """The real engine for these settings, warmed up (engine thread)."""
+    """The real engine for these settings (engine thread): the local model, warmed up, or the
+    remote backend, reached and its model name settled (BackendError when it cannot serve)."""
+    backend = parse_backend(settings.backend, settings.backend_model)
+    if backend.remote:
+        from lsp_server.inference.remote import RemoteEngine
+        from lsp_server.model_store.manifest import load_manifest
+
+        engine = RemoteEngine(backend, load_manifest().get(settings.model))
+        try:
+            engine.check()
+        except Exception:
+            engine.close()
+            raise
+        return engine
     from lsp_server.inference.engine import get_engine
 
     engine = get_engine(settings.model, settings.precision, settings.threads, settings.device)
@@ -58,14 +73,23 @@ def load_engine(settings: Settings):
     return engine
 
 
+def is_remote(engine) -> bool:
+    return bool(getattr(engine, "remote", False))
+
+
 class CompletionService:
     """`load`: settings → an engine (the real one by default; tests pass a scripted fake)."""
 
-    def __init__(self, settings: Settings, context=None, load: Callable[[Settings], object] = load_engine) -> None:
+    def __init__(self, settings: Settings, context=None, load: Callable[[Settings], object] = load_engine,
+                 private: Callable[[str], bool] = lambda uri: False,
+                 notify: Callable[[str], None] = lambda message: None) -> None:
         self.settings = settings
         self._load_engine = load
         # (uri, prefix) -> (relative path, snippets from other files); None: no retrieval
         self.context = context
+        self.private = private  # uri → never sent to a remote backend (secret or ignored file)
+        self.notify = notify    # a problem the user should read once (the server shows it)
+        self.fallback: str | None = None  # why the local model serves instead of the backend
         self.state = EngineState()
         self.engine = None
         self.stats = Stats()
@@ -80,22 +104,40 @@ class CompletionService:
         self._checked_at = 0.0
 
     # -- engine lifecycle -------------------------------------------------------------------
-    def _load(self) -> None:
-        self.engine = self._load_engine(self.settings)
+    def _load(self, local_only: bool = False) -> None:
+        """The configured engine; when a remote backend cannot serve, the local model (if it is
+        installed), with the reason kept for tandem.status and shown once."""
+        settings = replace(self.settings, backend="local") if local_only else self.settings
+        try:
+            self.engine = self._load_engine(settings)
+            self.fallback = self.fallback if local_only else None
+        except BackendError as exc:
+            try:
+                self.engine = self._load_engine(replace(self.settings, backend="local"))
+            except Exception as local_exc:
+                raise BackendError(f"{exc}; the local model cannot serve either: {local_exc}") from None
+            self.fallback = str(exc)
 
-    async def load(self) -> None:
+    async def load(self, local_only: bool = False) -> None:
         """Load (or reload after a settings change) the model without blocking the event loop."""
         self.state = EngineState("loading")
-        self.engine = None
+        old, self.engine = self.engine, None
+        if is_remote(old):
+            old.close()
         self.cache = LruCache(256)
         try:
-            await asyncio.get_running_loop().run_in_executor(self.executor, self._load)
+            await asyncio.get_running_loop().run_in_executor(self.executor, self._load, local_only)
         except Exception as exc:  # reported in status and once to the user by the server
             self.state = EngineState("error", str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
             self._failed_files = self._model_files()
             log.error("model load failed: %s", self.state.error)
             return
-        self.state = EngineState("ready", detail=self.engine.describe())
+        detail = self.engine.describe()
+        if self.fallback:
+            detail["backend"] = f"local (fallback: {self.fallback})"
+            self.notify(f"{self.fallback}: completions come from the local model until the backend is fixed "
+                        "(settings change or restart)")
+        self.state = EngineState("ready", detail=detail)
 
     def _model_files(self) -> tuple:
         """(name, size, mtime) of the configured model's files: they change when it is installed,
@@ -123,9 +165,23 @@ class CompletionService:
         return True
 
     def status(self) -> dict:
-        return {"engine": self.state.status, "error": self.state.error, **self.state.detail,
+        detail = {**self.state.detail, **(self.engine.describe() if is_remote(self.engine) else {})}  # live counters
+        return {"engine": self.state.status, "error": self.state.error, "backend": "local", **detail,
                 "settings": {"model": self.settings.model, "precision": self.settings.precision},
                 "stats": self.stats.report()}
+
+    # -- what became of a request (local stats) --------------------------------------------
+    def skipped(self, reason: str) -> None:
+        """A request answered with nothing before any model work (see prefilter.skip_reason)."""
+        self.stats.skipped += 1
+        log.debug("no suggestion: %s", reason)
+
+    def stale(self) -> None:
+        """An answer dropped because the document moved on while it was computed."""
+        self.stats.stale += 1
+
+    def feedback(self, event: str, args: tuple = ()) -> None:
+        self.stats.feedback(event, args)
 
     # -- requests ---------------------------------------------------------------------------
     def _request(self, prefix: str, suffix: str) -> CompletionRequest:
@@ -161,6 +217,9 @@ class CompletionService:
             return self._done(Suggestion(rest, "typing-through", 0.0), started)
         if self.engine is None:
             return None
+        if is_remote(self.engine) and self.private(uri):
+            self.skipped("a secret or ignored file is never sent to a remote backend")
+            return None
         key = context_key(prefix, suffix, self.settings.model)
         cached = self.cache.get(key) if self.settings.cache else None
         if cached is not None:
@@ -179,6 +238,9 @@ class CompletionService:
             ticket.cancelled = True
             self.stats.cancelled += 1
             raise
+        except BackendError as exc:  # the engine went away or failed mid-answer
+            self._backend_failed(engine, str(exc))
+            return None
         if result.stats.forward_passes:
             self.stats.model_calls += 1
         if ticket.cancelled or result.stats.cancelled:
@@ -205,6 +267,14 @@ class CompletionService:
         self.stats.latencies_ms.append((time.perf_counter() - started) * 1000)
         return s if s.text else None
 
+    def _backend_failed(self, engine, reason: str) -> None:
+        """A remote backend that failed while serving: say so once and serve from the local model."""
+        if self.engine is not engine:  # already switched
+            return
+        log.warning("%s", reason)
+        self.fallback = reason
+        asyncio.ensure_future(self.load(local_only=True))
+
     def document_changed(self, uri: str) -> None:
         """A request in flight for this document now answers an outdated version: stop it."""
         ticket = self._tickets.get(uri)
@@ -217,7 +287,7 @@ class CompletionService:
         """Engine work other than completion, `work(engine, ticket)` on the engine thread (next
         edit's model path), cancelled by an edit of the document, a completion request, a newer
         side request, or $/cancelRequest. None when no model is loaded."""
-        if self.engine is None:
+        if self.engine is None or is_remote(self.engine):
             return None
         self._cancel_side(uri)
         ticket = self._side[uri] = Ticket()
@@ -246,9 +316,10 @@ class CompletionService:
         a line otherwise recomputes the whole suffix (~100 tokens, ~0.35 s)."""
         line_suffix = suffix.split("\n", 1)[0]
         line = prefix.rsplit("\n", 1)[-1]
-        if self.engine is None or not self.settings.reuse_prefix or line_suffix.strip() or not line.strip():
+        if self.engine is None or is_remote(self.engine) or not self.settings.reuse_prefix or line_suffix.strip() \
+                or not line.strip():
             return
-        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        indent = indent_of(line)
         if line.rstrip().endswith((":", "{", "(", "[")):
             indent += "\t" if indent.startswith("\t") else "    "
         self._cancel_spare()
@@ -271,8 +342,8 @@ class CompletionService:
     def schedule_prefill(self, prefix: str, suffix: str, uri: str = "") -> None:
         """After an edit, compute the KV cache for the prompt at the edit point while the user
         pauses; any completion request cancels it (it then reuses whatever was computed)."""
-        if self.engine is None or not self.settings.reuse_prefix:
-            return
+        if self.engine is None or is_remote(self.engine) or not self.settings.reuse_prefix:
+            return  # (a remote engine keeps its own prompt cache)
         if self._prefill_ticket is not None:
             self._prefill_ticket.cancelled = True
         ticket = self._prefill_ticket = Ticket()

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from lsp_server.text import indent_of, is_word_char
+
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\s+|\"[^\"\n]*\"|'[^'\n]*'|.")
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 COMMENT_OPENER = re.compile(r"(^|\s)(#|//)")
@@ -88,8 +90,8 @@ def _occurrences(line: str, needle: str, whole_word: bool):
             return
         before = line[at - 1] if at > 0 else " "
         after = line[at + len(needle)] if at + len(needle) < len(line) else " "
-        word_ok = not whole_word or (not (before.isalnum() or before == "_") or not (needle[0].isalnum() or needle[0] == "_")) \
-            and (not (after.isalnum() or after == "_") or not (needle[-1].isalnum() or needle[-1] == "_"))
+        word_ok = not whole_word or (not is_word_char(before) or not is_word_char(needle[0])) \
+            and (not is_word_char(after) or not is_word_char(needle[-1]))
         if word_ok:
             yield at
         start = at + 1
@@ -212,7 +214,7 @@ def _shape(old: str, new: str) -> tuple[re.Pattern, str, str] | None:
         k += 1
     if k >= len(rest) or rest[k] != "=" or not inserted.lstrip().startswith(":"):
         return None  # an annotation put before an assignment's `=`, nothing else
-    indent = re.escape(old[: len(old) - len(old.lstrip())])
+    indent = re.escape(indent_of(old))
     right = re.escape("".join(rest[:k + 1]))
     regex = re.compile(rf"^{indent}(?:.*?){re.escape(a[i1 - 2])}([A-Za-z_]\w*){right}(?![=<>!])")
     return regex, inserted, _value_kind("".join(rest))

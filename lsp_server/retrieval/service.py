@@ -12,6 +12,7 @@ from pathlib import Path
 from lsp_server.protocol import uri_to_path
 from lsp_server.retrieval.context import Snippet, choose_snippets
 from lsp_server.retrieval.index import CodeIndex
+from lsp_server.retrieval.walker import is_private
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ class IndexService:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self.state = "idle"
         self.last_summary: dict | None = None
+        self._private: dict[str, bool] = {}  # uri → is_private (bounded; cleared when ignore files change)
 
     def add_roots(self, roots: list[Path]) -> None:
         for root in roots:
@@ -87,7 +89,19 @@ class IndexService:
             self._timers[uri].cancel()
         self._timers[uri] = loop.call_later(CHANGE_DEBOUNCE_S, lambda: self.executor.submit(self._update, uri, text))
 
+    def is_private(self, uri: str, roots: list[Path]) -> bool:
+        """A file whose text never goes to a remote backend (walker.is_private), cached per
+        document (bounded; cleared when an ignore file is saved)."""
+        if uri not in self._private:
+            path = uri_to_path(uri)
+            if len(self._private) >= 512:
+                self._private.clear()
+            self._private[uri] = path is not None and is_private(path, roots)
+        return self._private[uri]
+
     def file_saved(self, uri: str) -> None:
+        if uri.endswith((".gitignore", ".tandemignore")):
+            self._private.clear()
         if self.locate(uri) is not None:
             self.executor.submit(self._update, uri, None)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pathspec
 
+from lsp_server.secrets import is_secret_path
 from lsp_server.syntax.languages import indexable
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,26 @@ def wanted(root: Path, rel: str, rules: IgnoreRules | None = None) -> bool:
         return False
     rules = rules or IgnoreRules(root)
     return not rules.ignored(rel) and not is_binary(path)
+
+
+def is_private(path: Path, roots: list[Path]) -> bool:
+    """A file whose text never leaves the machine for a remote backend: a secret file by its
+    name, or one its workspace ignores (.gitignore at any depth, .tandemignore, version-control
+    and dependency folders) — what the index never holds either."""
+    if is_secret_path(path.as_posix()):
+        return True
+    for root in roots:
+        try:
+            parts = path.resolve().relative_to(root.resolve()).parts
+        except (ValueError, OSError):
+            continue
+        rules = IgnoreRules(root)
+        for depth, name in enumerate(parts):
+            is_dir = depth < len(parts) - 1
+            rules.load_dir("/".join(parts[:depth]))
+            if (is_dir and name in SKIP_DIRS) or rules.ignored("/".join(parts[:depth + 1]), is_dir=is_dir):
+                return True
+    return False
 
 
 def iter_files(root: Path, max_files: int = MAX_FILES) -> Iterator[str]:

@@ -49,6 +49,7 @@ end, 240000, function()
         tandem.status(function(r) st = r end)
         poll(function() return st end, 10000, function()
           result.stats = st.stats
+          result.backend = st.backend
           finish(true)
         end, "the status")
       end, "the accepted text to be saved")

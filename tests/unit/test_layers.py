@@ -8,7 +8,7 @@ from tests.conftest import ROOT
 
 PKG = ROOT / "lsp_server"
 LAYERS = [
-    {"lsp_server", "errors", "protocol", "progress", "stats", "secrets", "files"},  # foundation: text, paths, errors
+    {"lsp_server", "errors", "protocol", "progress", "stats", "secrets", "files", "text"},  # foundation: text, paths, errors
     {"model_store", "syntax", "config", "batch"},
     {"inference"},
     {"completion", "retrieval", "apply", "next_edit"},  # features: independent of each other

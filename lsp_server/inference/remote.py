@@ -1,0 +1,185 @@
+"""Remote backends: completions from an inference engine a team already runs (vLLM, SGLang,
+llama.cpp's server, Ollama) instead of the in-process model. Never a server of our own.
+
+    openai:URL    POST URL/completions      raw FIM prompt in Tandem's own format, SSE stream
+    llamacpp:URL  POST URL/infill           input_prefix / input_suffix / input_extra, SSE stream
+    ollama:URL    POST URL/api/generate     prompt + suffix (the model's own FIM template), NDJSON
+
+Every request streams; `stream()` is a generator whose close() closes the HTTP response, so a
+cancelled request stops the engine generating (it sees the connection go). httpx does the HTTP.
+The API key comes only from TANDEM_BACKEND_API_KEY and is never logged or shown; URLs are shown
+without any user:password part.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import httpx
+
+from lsp_server.config import BackendSpec
+from lsp_server.errors import BackendError
+from lsp_server.model_store.manifest import ModelSpec
+
+API_KEY_ENV = "TANDEM_BACKEND_API_KEY"
+CONNECT_TIMEOUT_S = 3.0
+READ_TIMEOUT_S = 30.0  # between two streamed chunks: a slow engine still answers; a hung one does not hang us
+
+
+@dataclass(frozen=True)
+class FimRequest:
+    """What a backend is asked: text around the cursor (already windowed and redacted)."""
+    prefix: str
+    suffix: str
+    max_tokens: int
+    prompt: str = ""                    # the raw FIM prompt (openai), built by completion/formats.py
+    extra: tuple[tuple[str, str], ...] = ()  # (path, text) snippets from other files (llamacpp)
+    stop: tuple[str, ...] = ()
+
+
+class RemoteEngine:
+    """One remote backend. Thread-safe for the server's use (one engine thread issues requests)."""
+
+    remote = True
+    next_edit_threshold = None  # next edit's model path needs Tandem's adapter, which no backend serves
+
+    def __init__(self, backend: BackendSpec, spec: ModelSpec, api_key: str | None = None,
+                 timeout_s: float = READ_TIMEOUT_S) -> None:
+        self.backend = backend
+        self.spec = spec  # the model family whose prompt format and stop tokens we use (tandem.model)
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.client = httpx.Client(headers=headers, trust_env=False,
+                                   timeout=httpx.Timeout(timeout_s, connect=CONNECT_TIMEOUT_S))
+        self.model = backend.model
+        self.requests = self.failures = 0
+
+    # -- set-up -----------------------------------------------------------------------------
+    def check(self) -> None:
+        """Reach the engine and settle the model name; BackendError with the reason otherwise."""
+        if self.backend.kind == "openai":
+            models = [m.get("id") for m in self._get("/models").get("data", []) if isinstance(m, dict)]
+            if not self.model:
+                if not models:
+                    raise BackendError(f"{self.backend.shown()} serves no model (GET /models is empty)")
+                self.model = models[0]
+            elif models and self.model not in models:
+                raise BackendError(f"{self.backend.shown()} does not serve model {self.model!r} (it serves: {', '.join(models)})")
+        elif self.backend.kind == "llamacpp":
+            self._get("/health")
+        elif self.backend.kind == "ollama":
+            names = [m.get("name") for m in self._get("/api/tags").get("models", []) if isinstance(m, dict)]
+            if not self.model:
+                raise BackendError(f"{self.backend.shown()}: set tandem.backendModel (Ollama serves: {', '.join(names) or 'nothing'})")
+            if self.model not in names and f"{self.model}:latest" not in names:
+                raise BackendError(f"{self.backend.shown()} does not serve model {self.model!r} (it serves: {', '.join(names) or 'nothing'})")
+
+    def describe(self) -> dict:
+        return {"backend": self.backend.shown(), "backend_model": self.model or None,
+                "backend_requests": self.requests, "backend_failures": self.failures}
+
+    def close(self) -> None:
+        self.client.close()
+
+    # -- requests ---------------------------------------------------------------------------
+    def stream(self, req: FimRequest, cancelled: Callable[[], bool] = lambda: False) -> Iterator[str]:
+        """The completion's text as it arrives. Closing the generator (or `cancelled()` turning
+        true between chunks) closes the HTTP stream at once."""
+        path, body = self._body(req)
+        self.requests += 1
+        try:
+            with self.client.stream("POST", self.backend.url + path, json=body) as response:
+                if response.status_code >= 400:
+                    self.failures += 1
+                    response.read()
+                    raise BackendError(f"{self.backend.shown()} answered {response.status_code}: {_reason(response)}")
+                lines = response.iter_lines()
+                for line in lines:
+                    if cancelled():
+                        return
+                    piece, done = self._piece(line)
+                    if piece:
+                        yield piece
+                    if done:
+                        return
+        except httpx.TimeoutException as exc:
+            self.failures += 1
+            raise BackendError(f"{self.backend.shown()} timed out ({exc.__class__.__name__})") from None
+        except httpx.HTTPError as exc:
+            self.failures += 1
+            raise BackendError(f"{self.backend.shown()} is unreachable or failed mid-answer ({exc.__class__.__name__}: "
+                               f"{str(exc).splitlines()[0][:160] if str(exc) else ''})") from None
+
+    def _get(self, path: str) -> dict:
+        base = self.backend.url
+        try:
+            response = self.client.get(base + path, timeout=httpx.Timeout(5.0, connect=CONNECT_TIMEOUT_S))
+        except httpx.HTTPError as exc:
+            raise BackendError(f"{self.backend.shown()} is unreachable ({exc.__class__.__name__})") from None
+        if response.status_code >= 400:
+            raise BackendError(f"{self.backend.shown()} answered {response.status_code} to GET {path}: {_reason(response)}")
+        try:
+            data = response.json()
+        except ValueError:
+            raise BackendError(f"{self.backend.shown()} answered GET {path} with something that is not JSON") from None
+        return data if isinstance(data, dict) else {}
+
+    def _body(self, req: FimRequest) -> tuple[str, dict]:
+        kind = self.backend.kind
+        if kind == "openai":
+            # a raw prompt with the FIM tokens (vLLM rejects `suffix`; this works on every engine)
+            return "/completions", {"model": self.model, "prompt": req.prompt, "max_tokens": req.max_tokens,
+                                    "temperature": 0, "stream": True, "stop": list(req.stop)}
+        if kind == "llamacpp":
+            return "/infill", {"input_prefix": req.prefix, "input_suffix": req.suffix,
+                               "input_extra": [{"filename": p, "text": t} for p, t in req.extra],
+                               "n_predict": req.max_tokens, "temperature": 0, "top_k": 1, "stream": True,
+                               "cache_prompt": True, "stop": list(req.stop)}
+        # ollama: the model's own template does FIM with prompt + suffix (raw would skip it)
+        return "/api/generate", {"model": self.model, "prompt": req.prefix, "suffix": req.suffix, "raw": False,
+                                 "stream": True, "options": {"num_predict": req.max_tokens, "temperature": 0,
+                                                             "stop": list(req.stop)}}
+
+    def _piece(self, line: str) -> tuple[str, bool]:
+        """One streamed line → (text, finished)."""
+        line = line.strip()
+        if not line:
+            return "", False
+        if self.backend.kind == "ollama":  # NDJSON
+            data = _json(line)
+            if "error" in data:
+                raise BackendError(f"{self.backend.shown()}: {str(data['error'])[:200]}")
+            return str(data.get("response") or ""), bool(data.get("done"))
+        if not line.startswith("data:"):
+            return "", False  # SSE comments, event names
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            return "", True
+        data = _json(payload)
+        if "error" in data:
+            err = data["error"]
+            raise BackendError(f"{self.backend.shown()}: {(err.get('message') if isinstance(err, dict) else err)!s:.200}")
+        if self.backend.kind == "openai":
+            choices = data.get("choices") or [{}]
+            choice = choices[0] if isinstance(choices[0], dict) else {}
+            return str(choice.get("text") or ""), choice.get("finish_reason") is not None
+        return str(data.get("content") or ""), bool(data.get("stop"))
+
+
+def _json(text: str) -> dict:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _reason(response: httpx.Response) -> str:
+    """The engine's own error message (OpenAI, llama.cpp and Ollama shapes), short."""
+    data = _json(response.text)
+    err = data.get("error", data.get("message", ""))
+    if isinstance(err, dict):
+        err = err.get("message", "")
+    return (str(err) or response.reason_phrase or "error")[:200]
