@@ -86,6 +86,7 @@ async def replay(settings: dict, files: list[str], chars: int) -> dict:
     while (await client.workspace_execute_command_async(types.ExecuteCommandParams("tandem.status")))["engine"] != "ready":
         await asyncio.sleep(0.2)
     runs, saved_total, typed_total = [], 0, 0
+    typing_started = asyncio.get_running_loop().time()
     for n, module in enumerate(files):
         full, start, end = stretch(module, chars)
         target = full[start:end]
@@ -161,6 +162,7 @@ async def replay(settings: dict, files: list[str], chars: int) -> dict:
         typed_total += len(target)
         runs.append(run)
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    typing_seconds = asyncio.get_running_loop().time() - typing_started
     status = await client.workspace_execute_command_async(types.ExecuteCommandParams("tandem.status"))
     pid = client._server.pid
     rss = _peak_rss_mb(pid)
@@ -182,6 +184,8 @@ async def replay(settings: dict, files: list[str], chars: int) -> dict:
         "chars_saved": saved_total, "chars_typed": typed_total,
         "chars_saved_share": round(saved_total / max(typed_total, 1), 3),
         "server_peak_rss_mb": rss,
+        # the load one typist puts on an engine (docs/deploy.md sizes a shared server from it)
+        "model_calls": st["model_calls"], "model_calls_per_second": round(st["model_calls"] / max(typing_seconds, 1e-6), 2),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from dataclasses import dataclass
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
@@ -276,46 +277,63 @@ def _position_line(params) -> int | None:
     return line if isinstance(line, int) and line >= 0 else None
 
 
-@server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
-async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionParams) -> list[types.InlineCompletionItem]:
-    uri = params.text_document.uri
+@dataclass(frozen=True)
+class Cursor:
+    """An inline-completion request in text terms: the document's text with \n line ends, the
+    cursor's index in it, and its line."""
+    uri: str
+    version: int
+    eol: str
+    text: str
+    at: int
+    line: str
+    column: int  # code points into `line`
+
+
+def _cursor(ls: TandemServer, params: types.InlineCompletionParams) -> Cursor | None:
+    uri, pos = params.text_document.uri, params.position
     if uri not in ls.workspace.text_documents:
         log.warning("inlineCompletion for a document that is not open: %s", uri)
-        return []
+        return None
     doc = ls.workspace.get_text_document(uri)
-    version, raw = doc.version, doc.source
-    if _too_large(ls, raw):
+    if _too_large(ls, doc.source):
         ls.service.skipped("file too large")
-        return []
-    text = normalise_eol(raw)
-    pos = params.position
+        return None
+    text = normalise_eol(doc.source)
     try:
         at = offset_at(text, pos.line, pos.character, str(ls.workspace.position_encoding or "utf-16"))
     except TandemError as exc:
         log.warning("inlineCompletion at an invalid position %s:%s: %s", pos.line, pos.character, exc)
+        return None
+    start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+    return Cursor(uri, doc.version, detect_eol(doc.source), text, at, text[start: end if end >= 0 else len(text)], at - start)
+
+
+@server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
+async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionParams) -> list[types.InlineCompletionItem]:
+    """A next edit on the cursor's line shows as ghost text first; else the completion."""
+    cur, pos = _cursor(ls, params), params.position
+    if cur is None:
         return []
-    line_start = text.rfind("\n", 0, at) + 1
-    line_end = text.find("\n", at)
-    line = text[line_start: line_end if line_end >= 0 else len(text)]
-    ahead = await _next_edit(ls, uri, text, detect_eol(raw))
-    if _moved_on(ls, uri, version):
+    ahead = await _next_edit(ls, cur.uri, cur.text, cur.eol)
+    if _moved_on(ls, cur.uri, cur.version):
         return []  # the text moved on while predicting
-    ghost = as_ghost_text(ahead, line, pos.line, pos.character)
+    ghost = as_ghost_text(ahead, cur.line, pos.line, pos.character)
     if ghost is not None:
         return [types.InlineCompletionItem(insert_text=ghost.text,
                                            range=types.Range(pos, types.Position(pos.line, ghost.end_character)))]
-    reason = skip_reason(ls.settings, doc.language_id or "", text, line, at - line_start)
+    language = ls.workspace.get_text_document(cur.uri).language_id or ""
+    reason = skip_reason(ls.settings, language, cur.text, cur.line, cur.column)
     if reason:
         ls.service.skipped(reason)
         return []
-    suggestion = await ls.service.suggest(uri, text[:at], text[at:])
+    suggestion = await ls.service.suggest(cur.uri, cur.text[:cur.at], cur.text[cur.at:])
     if suggestion is None:
         return []
-    if _moved_on(ls, uri, version):
+    if _moved_on(ls, cur.uri, cur.version):
         ls.service.stale()
         return []
-    insert = suggestion.text.replace("\n", detect_eol(raw))
-    return [types.InlineCompletionItem(insert_text=insert, range=types.Range(pos, pos))]
+    return [types.InlineCompletionItem(insert_text=suggestion.text.replace("\n", cur.eol), range=types.Range(pos, pos))]
 
 
 @server.command("tandem.status")

@@ -79,7 +79,7 @@ async function refreshStatus() {
     const enabled = vscode.workspace.getConfiguration('tandem').get<boolean>('enable');
     const last = st.stats?.recent_latency_ms?.last;
     if (!enabled) setStatus('$(circle-slash) Tandem', 'Inline completions are off (Tandem: Toggle inline completions)');
-    else if (st.engine === 'ready') setStatus(`$(sparkle) Tandem${last != null ? ` ${Math.round(last)} ms` : ''}`, `${st.model} (${st.precision}) ready on ${st.device ?? 'cpu'}${st.device_note ? ` — ${st.device_note}` : ''}`);
+    else if (st.engine === 'ready') setStatus(`$(sparkle) Tandem${last != null ? ` ${Math.round(last)} ms` : ''}`, `${servedBy(st)} ready${st.device_note ? ` — ${st.device_note}` : ''}`);
     else if (st.engine === 'error') setStatus('$(error) Tandem', `Model not loaded: ${st.error}`);
     else setStatus('$(loading~spin) Tandem', `Loading ${st.settings?.model ?? 'model'}…`);
   } catch (err) {
@@ -234,7 +234,7 @@ export async function activate(ctx: vscode.ExtensionContext) {
       const s = st.stats || {};
       const lat = s.recent_latency_ms?.p50 != null ? `${Math.round(s.recent_latency_ms.p50)} ms median` : 'no requests yet';
       const acc = s.shown ? `${s.shown} shown, ${s.accepted} accepted, ${s.partially_accepted ?? 0} partly accepted` : 'no suggestions shown yet';
-      vscode.window.showInformationMessage(`Tandem: ${st.model ?? st.settings?.model} (${st.precision ?? st.settings?.precision}) on ${st.device ?? 'cpu'} — engine ${st.engine}; ${lat}; ${acc}.`);
+      vscode.window.showInformationMessage(`Tandem: ${servedBy(st)} — engine ${st.engine}; ${lat}; ${acc}.`);
     }),
     vscode.commands.registerCommand('tandem.ui.planChange', async () => {
       const instruction = await vscode.window.showInputBox({ prompt: 'Tandem: describe the change to plan', ignoreFocusOut: true });
@@ -288,4 +288,13 @@ export async function deactivate() {
   if (poller) clearInterval(poller);
   stopping = true;
   if (client) await client.stop();
+}
+
+/** What serves completions, from tandem.status: the local model, or a remote backend (a team's
+ * inference server), or the local model standing in for a backend that failed. */
+function servedBy(st: any): string {
+  const local = `${st.model ?? st.settings?.model} (${st.precision ?? st.settings?.precision}) on ${st.device ?? 'cpu'}`;
+  if (!st.backend || st.backend === 'local') return local;
+  if (String(st.backend).startsWith('local')) return `${local}; ${st.backend}`;
+  return `${st.backend_model ?? 'model'} via ${st.backend}`;
 }

@@ -119,24 +119,61 @@ def remote_request(engine: RemoteEngine, req: CompletionRequest, multiline: bool
                       extra=tuple((s.path, s.text) for s in snippets), stop=engine.spec.stop_tokens)
 
 
+class _Collect:
+    """The remote loop's state: text so far, the same stop filters and budget as the local loop."""
+
+    def __init__(self, req: CompletionRequest, ctx: CursorContext) -> None:
+        self.req, self.ctx, self.text, self.first_at = req, ctx, "", 0.0
+        self.stats = GenerationStats(forward_passes=1)  # one model call, for the service's counters
+
+    def add(self, piece: str) -> bool:
+        """Take a chunk; True: stop reading (the connection is then closed)."""
+        self.first_at = self.first_at or time.perf_counter()
+        self.text += piece
+        self.stats.generated += 1  # chunks: an engine streams about a token each
+        if should_stop(self.text, self.ctx):
+            self.stats.stop_reason = "filter"
+            return True
+        if self.req.budget_ms and self.text.strip() and (time.perf_counter() - self.first_at) * 1000 > self.req.budget_ms:
+            self.stats.stop_reason = "budget"
+            return True
+        return False
+
+    def result(self, started: float, cancelled: bool) -> CompletionResult:
+        self.stats.cancelled = cancelled
+        final = "" if cancelled else postprocess(self.text, self.ctx)
+        return CompletionResult(final, (time.perf_counter() - started) * 1000, self.ctx.multiline, self.text, self.stats)
+
+
 def _complete_remote(engine: RemoteEngine, req: CompletionRequest, ctx: CursorContext,
                      cancelled: Callable[[], bool], started: float) -> CompletionResult:
-    """The remote twin of the loop above: text chunks instead of tokens, the same stop filters,
+    """The remote twin of the loop above: text chunks instead of tokens, the same filters,
     budget and post-processing. Leaving the loop closes the HTTP stream (the engine stops)."""
-    stats = GenerationStats()
-    text, first_at = "", 0.0
+    collect = _Collect(req, ctx)
     with closing(engine.stream(remote_request(engine, req, ctx.multiline), cancelled)) as pieces:
         for piece in pieces:
-            first_at = first_at or time.perf_counter()
-            text += piece
-            stats.generated += 1  # chunks: an engine streams about a token each
-            if should_stop(text, ctx):
-                stats.stop_reason = "filter"
+            if collect.add(piece):
                 break
-            if req.budget_ms and text.strip() and (time.perf_counter() - first_at) * 1000 > req.budget_ms:
-                stats.stop_reason = "budget"
+    return collect.result(started, cancelled())
+
+
+def prepare_remote(engine: RemoteEngine, req: CompletionRequest) -> tuple[CursorContext, FimRequest | None]:
+    """The CPU part of a remote completion (window, redaction), for a worker thread; None: no
+    request to make (a data line)."""
+    ctx = cursor_context(req.prefix, req.suffix, req.multiline)
+    return ctx, (None if len(ctx.typed) > MAX_TYPED_CHARS else remote_request(engine, req, ctx.multiline))
+
+
+async def complete_remote(engine: RemoteEngine, req: CompletionRequest, ctx: CursorContext, fim: FimRequest,
+                          started: float) -> CompletionResult:
+    """The language server's remote path, on its event loop: cancelling the awaiting task closes
+    the connection at once (CancelledError propagates)."""
+    collect = _Collect(req, ctx)
+    pieces = engine.astream(fim)
+    try:
+        async for piece in pieces:
+            if collect.add(piece):
                 break
-    stats.cancelled = cancelled()
-    stats.forward_passes = 1  # one model call, for the service's counters
-    final = "" if stats.cancelled else postprocess(text, ctx)
-    return CompletionResult(final, (time.perf_counter() - started) * 1000, ctx.multiline, text, stats)
+    finally:
+        await pieces.aclose()
+    return collect.result(started, False)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from lsp_server.completion.cache import LruCache, context_key
-from lsp_server.completion.complete import CompletionRequest, complete, prepare
+from lsp_server.completion.complete import (CompletionRequest, CompletionResult, complete, complete_remote, prepare,
+                                            prepare_remote)
 from lsp_server.completion.typing_through import Shown, remainder
 from lsp_server.config import Settings, parse_backend
 from lsp_server.errors import BackendError
@@ -100,6 +101,7 @@ class CompletionService:
         self._prefill_ticket: Ticket | None = None
         self._spare_ticket: Ticket | None = None
         self._side: dict[str, Ticket] = {}  # uri → other engine work (next edit's model path)
+        self._streams: dict[str, asyncio.Future] = {}  # uri → a remote completion's stream task
         self._failed_files: tuple = ()  # the model's files when loading failed
         self._checked_at = 0.0
 
@@ -123,7 +125,7 @@ class CompletionService:
         self.state = EngineState("loading")
         old, self.engine = self.engine, None
         if is_remote(old):
-            old.close()
+            await old.aclose()
         self.cache = LruCache(256)
         try:
             await asyncio.get_running_loop().run_in_executor(self.executor, self._load, local_only)
@@ -197,6 +199,7 @@ class CompletionService:
         previous = self._tickets.get(uri)
         if previous is not None:
             previous.cancelled = True
+        self._cancel_stream(uri)
         ticket = self._tickets[uri] = Ticket()
         self._cancel_side(uri)  # the keystroke path goes first
         if self._prefill_ticket is not None:
@@ -233,13 +236,19 @@ class CompletionService:
                 return None
         engine, req = self.engine, self._request(prefix, suffix)
         try:
-            result = await asyncio.get_running_loop().run_in_executor(self.executor, self._complete, uri, engine, req, ticket)
+            if is_remote(engine):
+                result = await self._remote(uri, engine, req, ticket, started)
+            else:
+                result = await asyncio.get_running_loop().run_in_executor(self.executor, self._complete, uri, engine, req, ticket)
         except asyncio.CancelledError:  # $/cancelRequest: stop the generation at its next step
             ticket.cancelled = True
             self.stats.cancelled += 1
             raise
         except BackendError as exc:  # the engine went away or failed mid-answer
             self._backend_failed(engine, str(exc))
+            return None
+        if result is None:  # a remote request cancelled by a newer keystroke or an edit
+            self.stats.cancelled += 1
             return None
         if result.stats.forward_passes:
             self.stats.model_calls += 1
@@ -252,6 +261,32 @@ class CompletionService:
             return None
         self._shown[uri] = Shown(prefix, suffix, result.text)
         return self._done(Suggestion(result.text, "model", result.latency_ms), started)
+
+    async def _remote(self, uri: str, engine, req: CompletionRequest, ticket: Ticket, started: float):
+        """A remote completion: the window and redaction on the engine thread, the stream on the
+        event loop as its own task, which a newer keystroke or an edit cancels — closing the
+        connection at once. None when it was cancelled so."""
+        loop = asyncio.get_running_loop()
+        ctx, fim = await loop.run_in_executor(self.executor, lambda: prepare_remote(engine, self._with_context(uri, req)))
+        if fim is None:
+            return CompletionResult("", (time.perf_counter() - started) * 1000, ctx.multiline)
+        if ticket.cancelled:
+            return None
+        task = self._streams[uri] = asyncio.ensure_future(complete_remote(engine, req, ctx, fim, started))
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():  # this request itself was cancelled
+                raise
+            return None
+        finally:
+            if self._streams.get(uri) is task:
+                del self._streams[uri]
+
+    def _cancel_stream(self, uri: str) -> None:
+        task = self._streams.pop(uri, None)
+        if task is not None:
+            task.cancel()
 
     def _with_context(self, uri: str, req: CompletionRequest) -> CompletionRequest:
         """Add retrieval snippets (cached per region by the index service); engine thread only."""
@@ -280,6 +315,7 @@ class CompletionService:
         ticket = self._tickets.get(uri)
         if ticket is not None:
             ticket.cancelled = True
+        self._cancel_stream(uri)
         self._cancel_side(uri)
         self._cancel_spare()
 
@@ -336,6 +372,7 @@ class CompletionService:
         ticket = self._tickets.pop(uri, None)
         if ticket is not None:
             ticket.cancelled = True
+        self._cancel_stream(uri)
         self._cancel_side(uri)
         self._shown.pop(uri, None)
 
@@ -357,6 +394,8 @@ class CompletionService:
 
     def shutdown(self) -> None:
         self._cancel_spare()
+        for uri in list(self._streams):
+            self._cancel_stream(uri)
         for t in [*self._tickets.values(), *self._side.values()]:
             t.cancelled = True
         if self._prefill_ticket is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -54,6 +54,7 @@ class RemoteEngine:
         self.client = httpx.Client(headers=headers, trust_env=False,
                                    timeout=httpx.Timeout(timeout_s, connect=CONNECT_TIMEOUT_S))
         self.model = backend.model
+        self.aclient: httpx.AsyncClient | None = None  # made on first use, in the server's event loop
         self.requests = self.failures = 0
 
     # -- set-up -----------------------------------------------------------------------------
@@ -83,6 +84,11 @@ class RemoteEngine:
     def close(self) -> None:
         self.client.close()
 
+    async def aclose(self) -> None:
+        self.client.close()
+        if self.aclient is not None:
+            await self.aclient.aclose()
+
     # -- requests ---------------------------------------------------------------------------
     def stream(self, req: FimRequest, cancelled: Callable[[], bool] = lambda: False) -> Iterator[str]:
         """The completion's text as it arrives. Closing the generator (or `cancelled()` turning
@@ -92,11 +98,9 @@ class RemoteEngine:
         try:
             with self.client.stream("POST", self.backend.url + path, json=body) as response:
                 if response.status_code >= 400:
-                    self.failures += 1
                     response.read()
-                    raise BackendError(f"{self.backend.shown()} answered {response.status_code}: {_reason(response)}")
-                lines = response.iter_lines()
-                for line in lines:
+                    raise self._refused(response)
+                for line in response.iter_lines():
                     if cancelled():
                         return
                     piece, done = self._piece(line)
@@ -104,13 +108,40 @@ class RemoteEngine:
                         yield piece
                     if done:
                         return
-        except httpx.TimeoutException as exc:
-            self.failures += 1
-            raise BackendError(f"{self.backend.shown()} timed out ({exc.__class__.__name__})") from None
         except httpx.HTTPError as exc:
-            self.failures += 1
-            raise BackendError(f"{self.backend.shown()} is unreachable or failed mid-answer ({exc.__class__.__name__}: "
-                               f"{str(exc).splitlines()[0][:160] if str(exc) else ''})") from None
+            raise self._failed(exc) from None
+
+    async def astream(self, req: FimRequest) -> AsyncIterator[str]:
+        """stream() for the language server's event loop: cancelling the awaiting task (a newer
+        keystroke, $/cancelRequest) closes the connection at once, even before the first chunk."""
+        path, body = self._body(req)
+        self.requests += 1
+        if self.aclient is None:
+            self.aclient = httpx.AsyncClient(headers=self.client.headers, trust_env=False, timeout=self.client.timeout)
+        try:
+            async with self.aclient.stream("POST", self.backend.url + path, json=body) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise self._refused(response)
+                async for line in response.aiter_lines():
+                    piece, done = self._piece(line)
+                    if piece:
+                        yield piece
+                    if done:
+                        return
+        except httpx.HTTPError as exc:
+            raise self._failed(exc) from None
+
+    def _refused(self, response: httpx.Response) -> BackendError:
+        self.failures += 1
+        return BackendError(f"{self.backend.shown()} answered {response.status_code}: {_reason(response)}")
+
+    def _failed(self, exc: httpx.HTTPError) -> BackendError:
+        self.failures += 1
+        if isinstance(exc, httpx.TimeoutException):
+            return BackendError(f"{self.backend.shown()} timed out ({exc.__class__.__name__})")
+        first = str(exc).splitlines()[0][:160] if str(exc) else ""
+        return BackendError(f"{self.backend.shown()} is unreachable or failed mid-answer ({exc.__class__.__name__}: {first})")
 
     def _get(self, path: str) -> dict:
         base = self.backend.url

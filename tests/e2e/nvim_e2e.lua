@@ -5,6 +5,7 @@
 local repo, file, result_path = os.getenv("TANDEM_REPO"), os.getenv("TANDEM_E2E_FILE"), os.getenv("TANDEM_E2E_RESULT")
 vim.opt.runtimepath:prepend(repo .. "/client-nvim")
 vim.opt.autoindent = false
+vim.cmd("filetype indent off") -- the typed line is exactly "    return " (Python's indent script would dedent, then add)
 vim.opt.swapfile = false
 local notifications = {}
 vim.notify = function(msg, level) -- window/showMessage and the client's own messages come here

@@ -164,3 +164,33 @@ def test_unreachable_backend_is_one_clear_error():
                           api_key="")
     with pytest.raises(BackendError, match="unreachable"):
         engine.check()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_an_edit_cancels_the_servers_remote_request_and_the_engine_stops(llama):
+    """The language server's path: the request streams on the event loop; didChange cancels it
+    before its answer and the connection closes, so the engine's slot goes idle at once."""
+    import asyncio
+    from dataclasses import replace
+
+    from lsp_server.completion.service import CompletionService, load_engine
+    from lsp_server.config import Settings
+
+    settings = replace(Settings(), backend=f"openai:{llama.url}/v1", multiline="always", latency_budget_ms=0,
+                       max_tokens=256, cache=False)
+    service = CompletionService(settings, load=load_engine)
+    await service.load()
+    assert service.state.status == "ready" and service.engine.remote
+    before = predicted_total(llama.url)
+    pending = asyncio.ensure_future(service.suggest("file:///t.py", COUNTING + "\n", "\n"))
+    while not slot_busy(llama.url):
+        await asyncio.sleep(0.02)
+    service.document_changed("file:///t.py")
+    assert await pending is None
+    for _ in range(100):
+        if not slot_busy(llama.url):
+            break
+        await asyncio.sleep(0.05)
+    assert not slot_busy(llama.url)
+    assert predicted_total(llama.url) - before < 100 and service.stats.cancelled == 1
+    service.shutdown()
