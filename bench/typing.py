@@ -77,7 +77,7 @@ def position(text: str, index: int) -> types.Position:
     return types.Position(line, col)
 
 
-async def replay(settings: dict, files: list[str], chars: int) -> dict:
+async def replay(settings: dict, files: list[str], chars: int, key_interval: float = KEY_INTERVAL) -> dict:
     client = LanguageClient("tandem-bench", "1")
     await client.start_io(sys.executable, "-m", "lsp_server", "serve")
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
@@ -138,7 +138,7 @@ async def replay(settings: dict, files: list[str], chars: int) -> dict:
                     key.text = items[0].insert_text if items else ""
             fut.add_done_callback(done)
             pending = (msg_id, fut)
-            next_time += KEY_INTERVAL + (LINE_PAUSE if piece.startswith("\n") else 0)
+            next_time += key_interval + (LINE_PAUSE if piece.startswith("\n") else 0)
         if pending:
             try:
                 await asyncio.wait_for(pending[1], 30)
@@ -203,17 +203,17 @@ def _peak_rss_mb(pid: int) -> float | None:
     return None
 
 
-def compare_backend(arg: str, files: list[str], chars: int) -> dict:
+def compare_backend(arg: str, files: list[str], chars: int, key_interval: float = KEY_INTERVAL) -> dict:
     """The shipped local engine and a remote backend on the same typing trace, one after the other."""
     from bench.engines import backend
     from lsp_server.config import parse_backend
 
     with backend(arg) as spec:
-        local = asyncio.run(replay(FAST, files, chars))
-        remote = asyncio.run(replay({**FAST, "backend": spec}, files, chars))
+        local = asyncio.run(replay(FAST, files, chars, key_interval))
+        remote = asyncio.run(replay({**FAST, "backend": spec}, files, chars, key_interval))
     ratio = lambda a, b: round(a / b, 2) if a is not None and b else None  # noqa: E731
     return {"benchmark": "typing-backend", "files": files, "chars_per_file": chars,
-            "chars_per_second": round(1 / KEY_INTERVAL, 1), "backend": parse_backend(spec).shown(),
+            "chars_per_second": round(1 / key_interval, 1), "backend": parse_backend(spec).shown(),
             "local": local, "remote": remote,
             "remote_over_local": {"latency_p50": ratio(remote["latency_ms"]["p50"], local["latency_ms"]["p50"]),
                                   "latency_p95": ratio(remote["latency_ms"]["p95"], local["latency_ms"]["p95"]),
@@ -226,16 +226,17 @@ def main() -> None:
     # a stdlib module (the model has surely seen it) and a 2025 one (pygls 2: after its training data)
     ap.add_argument("--files", default="textwrap,pygls.workspace.text_document", help="modules whose source is typed")
     ap.add_argument("--backend", default=None, help="compare the local engine with this backend (KIND:URL, openai, llamacpp)")
+    ap.add_argument("--cps", type=float, default=1 / KEY_INTERVAL, help="typing speed, characters per second")
     args = ap.parse_args()
     files = args.files.split(",")
     t = time.time()
     if args.backend:
-        print(json.dumps(compare_backend(args.backend, files, args.chars) | {"seconds": round(time.time() - t, 1)}))
+        print(json.dumps(compare_backend(args.backend, files, args.chars, 1 / args.cps) | {"seconds": round(time.time() - t, 1)}))
         return
-    fast = asyncio.run(replay(FAST, files, args.chars))
-    slow = asyncio.run(replay(SLOW, files, args.chars))
+    fast = asyncio.run(replay(FAST, files, args.chars, 1 / args.cps))
+    slow = asyncio.run(replay(SLOW, files, args.chars, 1 / args.cps))
     print(json.dumps({"benchmark": "typing", "files": files, "chars_per_file": args.chars,
-                      "chars_per_second": round(1 / KEY_INTERVAL, 1), "shipped": fast,
+                      "chars_per_second": round(args.cps, 1), "shipped": fast,
                       "without_cache_typing_through_reuse_speculation": slow,
                       "p50_speedup": round(slow["latency_ms"]["p50"] / max(fast["latency_ms"]["p50"], 0.1), 1)
                       if fast["latency_ms"]["p50"] and slow["latency_ms"]["p50"] else None,

@@ -395,6 +395,8 @@ def serve(tcp: str | None = None) -> int:
     # pygls logs every message at INFO and tracebacks for client garbage; our handlers and
     # report_server_error log one line per problem instead.
     logging.getLogger("pygls").setLevel(logging.CRITICAL)
+    # httpx logs every request line at INFO: a remote backend would write one per keystroke
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         if tcp:
             host, _, port = tcp.rpartition(":")

@@ -84,3 +84,20 @@ def test_remote_prompt_is_the_fim_format_with_secrets_redacted():
     assert "def fib(n):\n    return <|fim_suffix|>" in fim.prompt  # plain PSM: the typed part ends the prefix
     assert "sk-ant" not in fim.prompt + fim.prefix and "<redacted>" in fim.prefix
     assert fim.max_tokens == req.max_tokens and "<|endoftext|>" in fim.stop
+
+
+def test_private_files_are_secret_or_ignored_at_any_depth(tmp_path):
+    from lsp_server.retrieval.walker import is_private
+
+    (tmp_path / ".gitignore").write_text("local_settings.py\nbuild-output/\n")
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / ".gitignore").write_text("*.generated.py\n")
+    (tmp_path / ".tandemignore").write_text("drafts/\n")
+    roots = [tmp_path]
+    private = ["local_settings.py", "pkg/local_settings.py", "build-output/x.py", "pkg/sub/a.generated.py",
+               "drafts/plan.py", ".env", "config/.env.production", "certs/server.key", "node_modules/x/index.js",
+               ".git/config"]
+    public = ["app.py", "pkg/sub/a.py", "settings.py", "pkg/generated.py"]
+    assert [p for p in private if not is_private(tmp_path / p, roots)] == []
+    assert [p for p in public if is_private(tmp_path / p, roots)] == []
+    assert not is_private(tmp_path.parent / "elsewhere.py", roots)  # outside every workspace: its name decides
