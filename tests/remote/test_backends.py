@@ -183,8 +183,11 @@ async def test_an_edit_cancels_the_servers_remote_request_and_the_engine_stops(l
     assert service.state.status == "ready" and service.engine.remote
     before = predicted_total(llama.url)
     pending = asyncio.ensure_future(service.suggest("file:///t.py", COUNTING + "\n", "\n"))
-    while not slot_busy(llama.url):
+    for _ in range(500):  # the request reaches the engine
+        if slot_busy(llama.url):
+            break
         await asyncio.sleep(0.02)
+    assert slot_busy(llama.url) and not pending.done()
     service.document_changed("file:///t.py")
     assert await pending is None
     for _ in range(100):
