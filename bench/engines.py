@@ -49,14 +49,14 @@ class Running:
 
 
 @contextlib.contextmanager
-def llama_server(threads: int = 0, ctx: int = 4096, log: Path | None = None) -> Iterator[Running]:
-    """A llama-server process for the duration of the block."""
+def llama_server(threads: int = 0, ctx: int = 4096, log: Path | None = None, port: int = 0) -> Iterator[Running]:
+    """A llama-server process for the duration of the block (on `port`, else a free one)."""
     exe, model = binary(), gguf()
     if exe is None or not exe.exists():
         raise RuntimeError("llama-server is not built: run `bash .ci/install-llama-server`")
     if not model.exists():
         raise RuntimeError(f"{model} is missing: run `tandem models install`")
-    port = free_port()
+    port = port or free_port()
     cmd = [str(exe), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", str(ctx),
            "-np", "1", "-t", str(threads or os.cpu_count() or 2), "--alias", ALIAS, "--metrics", "--no-webui"]
     out = open(log, "ab") if log else subprocess.DEVNULL

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +27,7 @@ from lsp_server.text import indent_of
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+BACKEND_RETRY_S = float(os.environ.get("TANDEM_BACKEND_RETRY_S") or 30)  # a failed backend is tried again after
 NEXT_LINE_PAUSE_S = 0.3  # longer than a keystroke gap (~0.125 s at 8 char/s): mid-line it must not fire
 
 
@@ -104,6 +106,7 @@ class CompletionService:
         self._streams: dict[str, asyncio.Future] = {}  # uri → a remote completion's stream task
         self._failed_files: tuple = ()  # the model's files when loading failed
         self._checked_at = 0.0
+        self._retry_at = 0.0  # when a failed backend may be tried again
 
     # -- engine lifecycle -------------------------------------------------------------------
     def _load(self, local_only: bool = False) -> None:
@@ -119,6 +122,7 @@ class CompletionService:
             except Exception as local_exc:
                 raise BackendError(f"{exc}; the local model cannot serve either: {local_exc}") from None
             self.fallback = str(exc)
+            self._retry_at = time.monotonic() + BACKEND_RETRY_S
 
     async def load(self, local_only: bool = False) -> None:
         """Load (or reload after a settings change) the model without blocking the event loop."""
@@ -137,8 +141,8 @@ class CompletionService:
         detail = self.engine.describe()
         if self.fallback:
             detail["backend"] = f"local (fallback: {self.fallback})"
-            self.notify(f"{self.fallback}: completions come from the local model until the backend is fixed "
-                        "(settings change or restart)")
+            self.notify(f"{self.fallback}: completions come from the local model until the backend answers again "
+                        f"(tried every {BACKEND_RETRY_S:g} s)")
         self.state = EngineState("ready", detail=detail)
 
     def _model_files(self) -> tuple:
@@ -165,6 +169,32 @@ class CompletionService:
         log.info("the model's files changed: loading again")
         asyncio.ensure_future(self.load())
         return True
+
+    def retry_backend(self) -> bool:
+        """While the local model stands in for a backend that failed, try the backend again (on
+        a request, at most every BACKEND_RETRY_S) and switch back when it answers — a restarted
+        server needs no editor restart. The probe runs off the engine thread."""
+        if not self.fallback or self.state.status != "ready" or time.monotonic() < self._retry_at \
+                or not parse_backend(self.settings.backend).remote:
+            return False
+        self._retry_at = time.monotonic() + BACKEND_RETRY_S
+        asyncio.ensure_future(self._probe_backend(self.settings))
+        return True
+
+    async def _probe_backend(self, settings: Settings) -> None:
+        try:
+            engine = await asyncio.to_thread(self._load_engine, settings)
+        except Exception as exc:  # still down: stay on the local model, say nothing new
+            log.info("backend still failing: %s", str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+            return
+        if settings is not self.settings or not self.fallback or self.state.status != "ready":
+            if is_remote(engine):
+                await engine.aclose()
+            return  # the settings changed or a load began meanwhile: that one decides
+        log.info("%s answers again: completions come from it", engine.backend.shown())
+        self.engine, self.fallback = engine, None
+        self.cache = LruCache(256)
+        self.state = EngineState("ready", detail=engine.describe())
 
     def status(self) -> dict:
         detail = {**self.state.detail, **(self.engine.describe() if is_remote(self.engine) else {})}  # live counters
@@ -194,6 +224,7 @@ class CompletionService:
     async def suggest(self, uri: str, prefix: str, suffix: str) -> Suggestion | None:
         """The suggestion at the cursor, or None (not ready, cancelled, nothing worth showing)."""
         self.reload_if_repaired()
+        self.retry_backend()
         started = time.perf_counter()
         self.stats.requests += 1
         previous = self._tickets.get(uri)
@@ -308,6 +339,7 @@ class CompletionService:
             return
         log.warning("%s", reason)
         self.fallback = reason
+        self._retry_at = time.monotonic() + BACKEND_RETRY_S
         asyncio.ensure_future(self.load(local_only=True))
 
     def document_changed(self, uri: str) -> None:

@@ -22,7 +22,7 @@ SECRET = "sk-ant-api03-Zq8vY2mN4pL7kR1tW9xB3cD6fG0hJ5sA"
 
 
 @contextlib.asynccontextmanager
-async def session(root: Path, options: dict):
+async def session(root: Path, options: dict, env: dict | None = None):
     client = LanguageClient("tandem-test", "1")
     client.messages = []
 
@@ -34,7 +34,7 @@ async def session(root: Path, options: dict):
     def on_log(params) -> None:
         pass
 
-    env = {**os.environ, "TANDEM_INDEX_HOME": str(root.parent / "index")}
+    env = {**os.environ, "TANDEM_INDEX_HOME": str(root.parent / "index"), **(env or {})}
     await client.start_io(sys.executable, "-m", "lsp_server", "serve", env=env)
     await client.initialize_async(types.InitializeParams(
         capabilities=types.ClientCapabilities(), root_uri=root.as_uri(),
@@ -117,21 +117,20 @@ async def test_secret_and_ignored_files_never_reach_the_backend(llama, tmp_path)
             assert st["stats"]["skipped"] == 3
 
 
-async def test_engine_dying_mid_session_falls_back_to_the_local_model(tmp_path):
+async def test_engine_dying_mid_session_falls_back_to_the_local_model_and_back(tmp_path):
     root = tmp_path / "ws"
     root.mkdir()
-    with engines.llama_server(log=tmp_path / "server.log") as server:
-        async with session(root, {"backend": f"llamacpp:{server.url}"}) as client:
+    first = engines.llama_server(log=tmp_path / "server.log")
+    server = first.__enter__()
+    try:
+        async with session(root, {"backend": f"llamacpp:{server.url}"}, {"TANDEM_BACKEND_RETRY_S": "2"}) as client:
             st = await ready(client)
             assert st["backend"] == f"llamacpp:{server.url}"
             uri = open_doc(client, root / "fib.py", FIB)
             assert await complete_at(client, uri, 3, 11)
             server.proc.kill()
             server.proc.wait()
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-                [types.TextDocumentContentChangePartial(range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-                                                        text="# fib\n")]))
+            edit(client, uri, 2)
             assert await complete_at(client, uri, 4, 11) == ""  # this one failed: no suggestion, no error
             for _ in range(600):
                 st = await status(client)
@@ -141,3 +140,29 @@ async def test_engine_dying_mid_session_falls_back_to_the_local_model(tmp_path):
             assert st["backend"].startswith(f"local (fallback: llamacpp:{server.url}"), st
             assert (await complete_at(client, uri, 4, 11)).replace(" ", "") in {"fib(n-1)+fib(n-2)", "fib(n-2)+fib(n-1)"}
             assert len(client.messages) == 1 and "local model" in client.messages[0], client.messages
+            first.__exit__(None, None, None)
+            # the server comes back on the same address: a request after the retry interval finds
+            # it and completions come from it again, without restarting the editor
+            port = int(server.url.rsplit(":", 1)[1])
+            with engines.llama_server(log=tmp_path / "server2.log", port=port):
+                for _ in range(120):
+                    await asyncio.sleep(0.5)
+                    await complete_at(client, uri, 4, 11)  # requests are what trigger the retry
+                    st = await status(client)
+                    if st["backend"] == f"llamacpp:{server.url}":
+                        break
+                assert st["backend"] == f"llamacpp:{server.url}" and st["engine"] == "ready", st
+                edit(client, uri, 3)
+                assert (await complete_at(client, uri, 5, 11)).replace(" ", "") in {"fib(n-1)+fib(n-2)", "fib(n-2)+fib(n-1)"}
+                assert (await status(client))["backend_requests"] >= 1
+            assert len(client.messages) == 1, client.messages
+    finally:
+        first.__exit__(None, None, None)
+
+
+def edit(client, uri: str, version: int) -> None:
+    """A comment line inserted at the top (moves the cursor's line down by one)."""
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+                                                text="# fib\n")]))
