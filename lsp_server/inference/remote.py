@@ -40,7 +40,8 @@ class FimRequest:
 
 
 class RemoteEngine:
-    """One remote backend. Thread-safe for the server's use (one engine thread issues requests)."""
+    """One remote backend: `check()` and the sync `stream()` from a worker thread or the CLI,
+    `astream()` on the language server's event loop."""
 
     remote = True
     next_edit_threshold = None  # next edit's model path needs Tandem's adapter, which no backend serves
@@ -60,22 +61,23 @@ class RemoteEngine:
     # -- set-up -----------------------------------------------------------------------------
     def check(self) -> None:
         """Reach the engine and settle the model name; BackendError with the reason otherwise."""
-        if self.backend.kind == "openai":
-            models = [m.get("id") for m in self._get("/models").get("data", []) if isinstance(m, dict)]
-            if not self.model:
-                if not models:
-                    raise BackendError(f"{self.backend.shown()} serves no model (GET /models is empty)")
-                self.model = models[0]
-            elif models and self.model not in models:
-                raise BackendError(f"{self.backend.shown()} does not serve model {self.model!r} (it serves: {', '.join(models)})")
-        elif self.backend.kind == "llamacpp":
+        shown = self.backend.shown()
+        if self.backend.kind == "llamacpp":
             self._get("/health")
-        elif self.backend.kind == "ollama":
-            names = [m.get("name") for m in self._get("/api/tags").get("models", []) if isinstance(m, dict)]
+            return
+        if self.backend.kind == "openai":
+            served = _names(self._get("/models").get("data"), "id")
+            if not self.model and not served:
+                raise BackendError(f"{shown} serves no model (GET /models is empty)")
+            self.model = self.model or served[0]
+        else:  # ollama: there is no default model
+            served = _names(self._get("/api/tags").get("models"), "name")
             if not self.model:
-                raise BackendError(f"{self.backend.shown()}: set tandem.backendModel (Ollama serves: {', '.join(names) or 'nothing'})")
-            if self.model not in names and f"{self.model}:latest" not in names:
-                raise BackendError(f"{self.backend.shown()} does not serve model {self.model!r} (it serves: {', '.join(names) or 'nothing'})")
+                raise BackendError(f"{shown}: set tandem.backendModel (Ollama serves: {', '.join(served) or 'nothing'})")
+            if f"{self.model}:latest" in served:
+                served.append(self.model)
+        if (served or self.backend.kind == "ollama") and self.model not in served:  # (an empty /models list: trust it)
+            raise BackendError(f"{shown} does not serve model {self.model!r} (it serves: {', '.join(served) or 'nothing'})")
 
     def describe(self) -> dict:
         return {"backend": self.backend.shown(), "backend_model": self.model or None,
@@ -197,6 +199,11 @@ class RemoteEngine:
             choice = choices[0] if isinstance(choices[0], dict) else {}
             return str(choice.get("text") or ""), choice.get("finish_reason") is not None
         return str(data.get("content") or ""), bool(data.get("stop"))
+
+
+def _names(items, key: str) -> list[str]:
+    """The model names in a GET /models (OpenAI) or /api/tags (Ollama) answer."""
+    return [m[key] for m in items or () if isinstance(m, dict) and isinstance(m.get(key), str)]
 
 
 def _json(text: str) -> dict:
