@@ -118,6 +118,19 @@ def decode_ms_per_token(engine, text: str, start: int, n: int = 48) -> float:
     return (time.perf_counter() - t) * 1000 / max(count, 1)
 
 
+def engine_counters(engine) -> dict:
+    """llama.cpp's server counts the tokens it evaluated and generated (GET /metrics, --metrics);
+    other engines: nothing."""
+    import httpx
+
+    names = {"llamacpp:prompt_tokens_total": "prompt", "llamacpp:tokens_predicted_total": "generated"}
+    try:
+        text = httpx.get(engine.backend.url.removesuffix("/v1") + "/metrics", timeout=5).text
+    except httpx.HTTPError:
+        return {}
+    return {names[k]: float(v) for k, v, *_ in (line.split() for line in text.splitlines() if " " in line) if k in names}
+
+
 def remote_section(arg: str, text: str, cold_start: int, start: int, edits: int, local: dict, cold: dict) -> dict:
     """The cold request and the one-character edits through a remote backend (the engine's own
     prompt cache plays the part of prefix reuse)."""
@@ -132,13 +145,18 @@ def remote_section(arg: str, text: str, cold_start: int, start: int, edits: int,
         line_end = text.index("\n", start)
         first = complete(engine, CompletionRequest(prefix=text[:cold_start], suffix=text[cold_start:], max_tokens=16))
         complete(engine, CompletionRequest(prefix=text[:start], suffix=text[line_end:], max_tokens=16))
+        before = engine_counters(engine)
         lat = [complete(engine, CompletionRequest(prefix=text[: start + k], suffix=text[line_end:], max_tokens=16)).latency_ms
                for k in range(1, edits + 1)]
+        after = engine_counters(engine)
         engine.close()
+    per_request = {k: round((after[k] - before[k]) / edits, 1) for k in after if k in before}
     warm = {"median_ms": round(statistics.median(lat), 1), "p90_ms": round(sorted(lat)[int(0.9 * (len(lat) - 1))], 1),
             "max_ms": round(max(lat), 1)}
     return {"backend": parse_backend(spec).shown(), "cold_1024_prompt_ms": round(first.latency_ms, 1),
             "warm_one_char_edit": warm,
+            # what one keystroke costs the engine (llama.cpp's /metrics; docs/deploy.md sizes a server by it)
+            "engine_tokens_per_edit": per_request or None,
             "remote_over_local": {"cold": round(first.latency_ms / cold["latency_ms"], 2),
                                   "warm_median": round(warm["median_ms"] / max(local["median_ms"], 1e-6), 2),
                                   "warm_p90": round(warm["p90_ms"] / max(local["p90_ms"], 1e-6), 2)}}
