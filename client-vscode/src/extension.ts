@@ -12,6 +12,7 @@ import {
 import { registerNextEdit } from './nextEdit';
 
 const SECRET_KEY = 'tandem.anthropicApiKey';
+const BACKEND_SECRET_KEY = 'tandem.backendApiKey';  // a team inference server's key (tandem.backend)
 const CLIENT_ONLY = new Set(['serverCommand']);
 const MAX_RESTARTS = 3;
 
@@ -141,6 +142,10 @@ async function start(ctx: vscode.ExtensionContext) {
     const key = await ctx.secrets.get(SECRET_KEY);
     if (key) env.ANTHROPIC_API_KEY = key;  // never logged
   }
+  if (!env.TANDEM_BACKEND_API_KEY) {
+    const key = await ctx.secrets.get(BACKEND_SECRET_KEY);
+    if (key) env.TANDEM_BACKEND_API_KEY = key;  // never logged, never in settings
+  }
   const serverOptions: ServerOptions = { command: cmd[0], args: cmd.slice(1), options: { env } };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
@@ -249,6 +254,13 @@ export async function activate(ctx: vscode.ExtensionContext) {
       if (!key) return;
       await ctx.secrets.store(SECRET_KEY, key.trim());
       vscode.window.showInformationMessage('Tandem: API key stored; restarting the server to use it.');
+      await restart(ctx);
+    }),
+    vscode.commands.registerCommand('tandem.ui.setBackendApiKey', async () => {
+      const key = await vscode.window.showInputBox({ prompt: 'API key of your inference server (tandem.backend; kept in VS Code secret storage)', password: true, ignoreFocusOut: true });
+      if (!key) return;
+      await ctx.secrets.store(BACKEND_SECRET_KEY, key.trim());
+      vscode.window.showInformationMessage('Tandem: backend API key stored; restarting the server to use it.');
       await restart(ctx);
     }),
     vscode.commands.registerCommand('tandem.ui.restartServer', async () => {
