@@ -86,6 +86,17 @@ def llama_server(threads: int = 0, ctx: int = 4096, log: Path | None = None, por
             out.close()
 
 
+def counters(url: str) -> dict[str, float]:
+    """llama.cpp's server's token counters (GET /metrics; started with --metrics): `prompt`
+    tokens it evaluated and tokens it `generated`, since it started. {} when it has none."""
+    names = {"llamacpp:prompt_tokens_total": "prompt", "llamacpp:tokens_predicted_total": "generated"}
+    try:
+        text = httpx.get(url.removesuffix("/v1") + "/metrics", timeout=5).text
+    except httpx.HTTPError:
+        return {}
+    return {names[k]: float(v) for k, v, *_ in (line.split() for line in text.splitlines() if " " in line) if k in names}
+
+
 @contextlib.contextmanager
 def backend(arg: str, log: Path | None = None) -> Iterator[str]:
     """A `tandem.backend` value for a benchmark's --backend: KIND:URL as given, or a bare kind

@@ -118,23 +118,10 @@ def decode_ms_per_token(engine, text: str, start: int, n: int = 48) -> float:
     return (time.perf_counter() - t) * 1000 / max(count, 1)
 
 
-def engine_counters(engine) -> dict:
-    """llama.cpp's server counts the tokens it evaluated and generated (GET /metrics, --metrics);
-    other engines: nothing."""
-    import httpx
-
-    names = {"llamacpp:prompt_tokens_total": "prompt", "llamacpp:tokens_predicted_total": "generated"}
-    try:
-        text = httpx.get(engine.backend.url.removesuffix("/v1") + "/metrics", timeout=5).text
-    except httpx.HTTPError:
-        return {}
-    return {names[k]: float(v) for k, v, *_ in (line.split() for line in text.splitlines() if " " in line) if k in names}
-
-
 def remote_section(arg: str, text: str, cold_start: int, start: int, edits: int, local: dict, cold: dict) -> dict:
     """The cold request and the one-character edits through a remote backend (the engine's own
     prompt cache plays the part of prefix reuse)."""
-    from bench.engines import backend
+    from bench.engines import backend, counters
     from lsp_server.config import parse_backend
     from lsp_server.inference.remote import RemoteEngine
     from lsp_server.model_store.manifest import load_manifest
@@ -145,10 +132,10 @@ def remote_section(arg: str, text: str, cold_start: int, start: int, edits: int,
         line_end = text.index("\n", start)
         first = complete(engine, CompletionRequest(prefix=text[:cold_start], suffix=text[cold_start:], max_tokens=16))
         complete(engine, CompletionRequest(prefix=text[:start], suffix=text[line_end:], max_tokens=16))
-        before = engine_counters(engine)
+        before = counters(engine.backend.url)
         lat = [complete(engine, CompletionRequest(prefix=text[: start + k], suffix=text[line_end:], max_tokens=16)).latency_ms
                for k in range(1, edits + 1)]
-        after = engine_counters(engine)
+        after = counters(engine.backend.url)
         engine.close()
     per_request = {k: round((after[k] - before[k]) / edits, 1) for k in after if k in before}
     warm = {"median_ms": round(statistics.median(lat), 1), "p90_ms": round(sorted(lat)[int(0.9 * (len(lat) - 1))], 1),

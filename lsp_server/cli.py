@@ -24,22 +24,18 @@ def _local_engine(args):
 def _engine(args):
     """--backend (else TANDEM_BACKEND, else local): a remote engine that answers, or the local
     model, with one line on stderr saying why when a backend was asked for and cannot serve."""
-    from lsp_server.config import parse_backend
+    from lsp_server.config import Settings, parse_backend
 
-    backend = parse_backend(args.backend or os.environ.get("TANDEM_BACKEND") or "local",
-                            args.backend_model or os.environ.get("TANDEM_BACKEND_MODEL") or "")
+    defaults = Settings()  # TANDEM_BACKEND / TANDEM_BACKEND_MODEL, else local
+    backend = parse_backend(args.backend or defaults.backend, args.backend_model or defaults.backend_model)
     if not backend.remote:
         return _local_engine(args)
     from lsp_server.errors import BackendError
-    from lsp_server.inference.remote import RemoteEngine
-    from lsp_server.model_store.manifest import load_manifest
+    from lsp_server.inference.remote import connect
 
-    engine = RemoteEngine(backend, load_manifest().get(args.model))
     try:
-        engine.check()
-        return engine
+        return connect(backend, args.model)
     except BackendError as exc:
-        engine.close()
         return _fall_back(args, exc)
 
 
@@ -54,20 +50,22 @@ def _fall_back(args, exc: Exception):
 
 def _run_complete(args, engine, req):
     """(engine, result): a backend that fails mid-answer is replaced by the local model once."""
-    from lsp_server.completion import complete
+    from lsp_server.completion.complete import complete, is_remote
     from lsp_server.errors import BackendError
 
     try:
         return engine, complete(engine, req)
     except BackendError as exc:
-        if not getattr(engine, "remote", False):
+        if not is_remote(engine):
             raise
         engine = _fall_back(args, exc)
         return engine, complete(engine, req)
 
 
 def _served_by(engine) -> dict:
-    if getattr(engine, "remote", False):
+    from lsp_server.completion.complete import is_remote
+
+    if is_remote(engine):
         return {"model": engine.model, "backend": engine.backend.shown(), "precision": None, "device": "remote"}
     return {"model": engine.spec.name, "backend": "local", "precision": engine.precision, "device": engine.device.device}
 

@@ -13,6 +13,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from lsp_server import __version__
+from lsp_server.completion.complete import is_remote
 from lsp_server.completion.prefilter import skip_reason
 from lsp_server.completion.service import CompletionService
 from lsp_server.config import Settings, as_json, parse_backend, parse_settings
@@ -283,6 +284,7 @@ class Cursor:
     cursor's index in it, and its line."""
     uri: str
     version: int
+    language: str
     eol: str
     text: str
     at: int
@@ -306,7 +308,8 @@ def _cursor(ls: TandemServer, params: types.InlineCompletionParams) -> Cursor | 
         log.warning("inlineCompletion at an invalid position %s:%s: %s", pos.line, pos.character, exc)
         return None
     start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-    return Cursor(uri, doc.version, detect_eol(doc.source), text, at, text[start: end if end >= 0 else len(text)], at - start)
+    return Cursor(uri, doc.version, doc.language_id or "", detect_eol(doc.source), text, at,
+                  text[start: end if end >= 0 else len(text)], at - start)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
@@ -322,8 +325,7 @@ async def on_inline_completion(ls: TandemServer, params: types.InlineCompletionP
     if ghost is not None:
         return [types.InlineCompletionItem(insert_text=ghost.text,
                                            range=types.Range(pos, types.Position(pos.line, ghost.end_character)))]
-    language = ls.workspace.get_text_document(cur.uri).language_id or ""
-    reason = skip_reason(ls.settings, language, cur.text, cur.line, cur.column)
+    reason = skip_reason(ls.settings, cur.language, cur.text, cur.line, cur.column)
     if reason:
         ls.service.skipped(reason)
         return []
@@ -348,7 +350,7 @@ def _next_edit_model(ls: TandemServer) -> str:
     engine = ls.service.engine
     if engine is None:
         return "off: no model loaded"
-    if getattr(engine, "remote", False):
+    if is_remote(engine):
         return "off: a remote backend serves no next-edit adapter (patterns only)"
     threshold = engine.next_edit_threshold
     return "off: the model has no next-edit adapter" if threshold is None else f"on (threshold {threshold})"

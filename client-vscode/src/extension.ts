@@ -11,8 +11,14 @@ import {
 } from 'vscode-languageclient/node';
 import { registerNextEdit } from './nextEdit';
 
-const SECRET_KEY = 'tandem.anthropicApiKey';
-const BACKEND_SECRET_KEY = 'tandem.backendApiKey';  // a team inference server's key (tandem.backend)
+/** Keys kept in VS Code secret storage and handed to the server in its environment: never in
+ * settings, never logged. */
+const SECRETS = [
+  { id: 'tandem.anthropicApiKey', env: 'ANTHROPIC_API_KEY', command: 'tandem.ui.setApiKey',
+    prompt: 'Anthropic API key (kept in VS Code secret storage)', name: 'API key' },
+  { id: 'tandem.backendApiKey', env: 'TANDEM_BACKEND_API_KEY', command: 'tandem.ui.setBackendApiKey',
+    prompt: 'API key of your inference server (tandem.backend; kept in VS Code secret storage)', name: 'backend API key' },
+];
 const CLIENT_ONLY = new Set(['serverCommand']);
 const MAX_RESTARTS = 3;
 
@@ -138,13 +144,9 @@ async function start(ctx: vscode.ExtensionContext) {
     return;
   }
   const env = { ...process.env };
-  if (!env.ANTHROPIC_API_KEY) {
-    const key = await ctx.secrets.get(SECRET_KEY);
-    if (key) env.ANTHROPIC_API_KEY = key;  // never logged
-  }
-  if (!env.TANDEM_BACKEND_API_KEY) {
-    const key = await ctx.secrets.get(BACKEND_SECRET_KEY);
-    if (key) env.TANDEM_BACKEND_API_KEY = key;  // never logged, never in settings
+  for (const secret of SECRETS) {
+    const key = env[secret.env] ? undefined : await ctx.secrets.get(secret.id);
+    if (key) env[secret.env] = key;  // never logged
   }
   const serverOptions: ServerOptions = { command: cmd[0], args: cmd.slice(1), options: { env } };
   const clientOptions: LanguageClientOptions = {
@@ -249,20 +251,13 @@ export async function activate(ctx: vscode.ExtensionContext) {
       await runServerCommand('tandem.planChange', args, 'planning a change');
     }),
     vscode.commands.registerCommand('tandem.ui.indexWorkspace', () => runServerCommand('tandem.indexWorkspace', {}, 'indexing the workspace')),
-    vscode.commands.registerCommand('tandem.ui.setApiKey', async () => {
-      const key = await vscode.window.showInputBox({ prompt: 'Anthropic API key (kept in VS Code secret storage)', password: true, ignoreFocusOut: true });
+    ...SECRETS.map((secret) => vscode.commands.registerCommand(secret.command, async () => {
+      const key = await vscode.window.showInputBox({ prompt: secret.prompt, password: true, ignoreFocusOut: true });
       if (!key) return;
-      await ctx.secrets.store(SECRET_KEY, key.trim());
-      vscode.window.showInformationMessage('Tandem: API key stored; restarting the server to use it.');
+      await ctx.secrets.store(secret.id, key.trim());
+      vscode.window.showInformationMessage(`Tandem: ${secret.name} stored; restarting the server to use it.`);
       await restart(ctx);
-    }),
-    vscode.commands.registerCommand('tandem.ui.setBackendApiKey', async () => {
-      const key = await vscode.window.showInputBox({ prompt: 'API key of your inference server (tandem.backend; kept in VS Code secret storage)', password: true, ignoreFocusOut: true });
-      if (!key) return;
-      await ctx.secrets.store(BACKEND_SECRET_KEY, key.trim());
-      vscode.window.showInformationMessage('Tandem: backend API key stored; restarting the server to use it.');
-      await restart(ctx);
-    }),
+    })),
     vscode.commands.registerCommand('tandem.ui.restartServer', async () => {
       restartTimes = [];
       await restart(ctx);

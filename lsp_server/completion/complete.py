@@ -5,16 +5,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from lsp_server.completion.context import CharBudget, fit_window
 from lsp_server.completion.formats import Prompt, build_prompt, fim_text, format_for
 from lsp_server.completion.postprocess import CursorContext, postprocess, should_stop, wants_multiline
 from lsp_server.inference.engine import Engine
 from lsp_server.inference.generate import GenerationConfig, GenerationStats
-from lsp_server.inference.remote import FimRequest, RemoteEngine
 from lsp_server.inference.tokenizer import Healer
-from lsp_server.secrets import redact
+
+if TYPE_CHECKING:  # (httpx and detect-secrets load only when a remote backend is used)
+    from lsp_server.inference.remote import FimRequest, RemoteEngine
 
 MAX_TYPED_CHARS = 1000  # a "line" longer than this is data (minified code, a blob): no suggestion
 
@@ -70,7 +72,7 @@ def complete(engine: Engine | RemoteEngine, req: CompletionRequest,
     ctx = cursor_context(req.prefix, req.suffix, req.multiline)
     if len(ctx.typed) > MAX_TYPED_CHARS:
         return CompletionResult("", (time.perf_counter() - started) * 1000, ctx.multiline)
-    if isinstance(engine, RemoteEngine):
+    if is_remote(engine):
         return _complete_remote(engine, req, ctx, cancelled, started)
     tok = engine.tokenizer
     prompt = prepare(engine, req)
@@ -104,14 +106,22 @@ def complete(engine: Engine | RemoteEngine, req: CompletionRequest,
     return CompletionResult(final, (time.perf_counter() - started) * 1000, ctx.multiline, text, stats)
 
 
+def is_remote(engine) -> bool:
+    """A RemoteEngine (inference/remote.py) rather than the in-process model."""
+    return bool(getattr(engine, "remote", False))
+
+
 def remote_request(engine: RemoteEngine, req: CompletionRequest, multiline: bool) -> FimRequest:
     """What a remote engine is sent: the same window as the local model gets (by characters),
     with credential values redacted from every part (secrets.redact), never whole secret files
     (retrieval never indexes them)."""
     window = fit_window(CharBudget(), req.prefix, req.suffix, req.prefix_tokens, req.suffix_tokens)
+    from lsp_server.inference.remote import FimRequest
+    from lsp_server.secrets import redact
+
     clean = lambda text: redact(text).text  # noqa: E731
-    window = type(window)(clean(window.before), clean(window.typed), clean(window.after), window.first_line)
-    snippets = tuple(type(s)(**{**vars(s), "text": clean(s.text)}) for s in req.snippets)
+    window = replace(window, before=clean(window.before), typed=clean(window.typed), after=clean(window.after))
+    snippets = tuple(replace(s, text=clean(s.text)) for s in req.snippets)
     fmt = format_for(engine.spec)
     return FimRequest(prefix=window.before + window.typed, suffix=window.after,
                       max_tokens=req.max_tokens_multiline if multiline else req.max_tokens,

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from lsp_server.completion.cache import LruCache, context_key
-from lsp_server.completion.complete import (CompletionRequest, CompletionResult, complete, complete_remote, prepare,
-                                            prepare_remote)
+from lsp_server.completion.complete import (CompletionRequest, CompletionResult, complete, complete_remote, is_remote,
+                                            prepare, prepare_remote)
 from lsp_server.completion.typing_through import Shown, remainder
 from lsp_server.config import Settings, parse_backend
 from lsp_server.errors import BackendError
@@ -59,25 +59,14 @@ def load_engine(settings: Settings):
     remote backend, reached and its model name settled (BackendError when it cannot serve)."""
     backend = parse_backend(settings.backend, settings.backend_model)
     if backend.remote:
-        from lsp_server.inference.remote import RemoteEngine
-        from lsp_server.model_store.manifest import load_manifest
+        from lsp_server.inference.remote import connect
 
-        engine = RemoteEngine(backend, load_manifest().get(settings.model))
-        try:
-            engine.check()
-        except Exception:
-            engine.close()
-            raise
-        return engine
+        return connect(backend, settings.model)
     from lsp_server.inference.engine import get_engine
 
     engine = get_engine(settings.model, settings.precision, settings.threads, settings.device)
     engine.warm_up()
     return engine
-
-
-def is_remote(engine) -> bool:
-    return bool(getattr(engine, "remote", False))
 
 
 class CompletionService:

@@ -39,6 +39,20 @@ class FimRequest:
     stop: tuple[str, ...] = ()
 
 
+def connect(backend: BackendSpec, model: str | None = None) -> "RemoteEngine":
+    """A RemoteEngine for `backend` that answered `check()`, in the prompt format of the manifest
+    model `model` (tandem.model; None: the default); BackendError (nothing left open) otherwise."""
+    from lsp_server.model_store.manifest import load_manifest
+
+    engine = RemoteEngine(backend, load_manifest().get(model))
+    try:
+        engine.check()
+    except Exception:
+        engine.close()
+        raise
+    return engine
+
+
 class RemoteEngine:
     """One remote backend: `check()` and the sync `stream()` from a worker thread or the CLI,
     `astream()` on the language server's event loop."""
