@@ -195,9 +195,22 @@ def _renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozens
     for line, is_marker in zip(sketch.lines, sketch.marker):
         key = line.strip()
         if not is_marker and key and key not in orig.counts and not renamed.isdisjoint(WORD.findall(key)):
-            seen.update({pair for j in alike_lines(orig, line, renamed).tolist()
-                         if (pair := renamed_as(orig.keys[j], key, renamed))})
+            found = alike_lines(orig, line, renamed).tolist()
+            if DEFINITION.match(key):  # (alike to no other definition, but renamed as its calls are)
+                found += _renamed_definitions(orig, line, renamed)
+            seen.update({pair for j in found if (pair := renamed_as(orig.keys[j], key, renamed))})
     return frozenset(p for p, n in seen.items() if n >= 2)
+
+
+def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> list[int]:
+    """The file's definition lines at the line's depth that it makes by renaming one name (found
+    through the rarest name the two share, or all definitions at that depth when it has none)."""
+    key, depth = line.strip(), len(indent_of(line))
+    words = set(WORD.findall(key)) - renamed
+    known = sorted((len(found), w) for w in words if (found := orig.lines_with(w)))
+    near = orig.lines_with(known[0][1])[:COMMON] if known else range(len(orig.keys))
+    return [j for j in near if orig.indent[j] == depth and DEFINITION.match(orig.keys[j])
+            and renamed_as(orig.keys[j], key, renamed) is not None]
 
 
 def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
@@ -467,9 +480,10 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     return out
 
 
-def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> tuple[frozenset[int], frozenset[int]]:
+def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
+                   pairs: frozenset[tuple[str, str]]) -> tuple[frozenset[int], frozenset[int]]:
     """Sketch lines inside a block whose opening line the file has in no form (not as it is, not
-    alike): the body of a new definition, which edits no line of another block; and the brackets
+    alike, not renamed as the sketch renames): the body of a new definition, which edits no line of another block; and the brackets
     closing such blocks, which are no closing bracket of the file's."""
     out: set[int] = set()
     closers: set[int] = set()
@@ -489,7 +503,7 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> t
         if any(new for _, new in stack):
             out.add(i)
         if OPENER.search(key):
-            new = orig.counts.get(key, 0) == 0 and not len(alike_lines(orig, line, renamed))
+            new = orig.counts.get(key, 0) == 0 and not len(edited_lines(orig, line, renamed, pairs))
             stack.append((depth, new))
     return frozenset(out), frozenset(closers)
 
@@ -520,11 +534,12 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     shown = [i for i in range(m) if s[i].strip()]
     orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
     renamed = new_names(orig, sketch)
-    in_new, new_closers = _in_new_blocks(orig, sketch, renamed)
+    pairs = renames(orig, sketch, renamed)
+    in_new, new_closers = _in_new_blocks(orig, sketch, renamed, pairs)
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
                {shown[0], shown[-1]} if shown else set(),
                *_anchored(orig, sketch),
-               renamed, renames(orig, sketch, renamed), in_new, new_closers, _stretch_ends(orig, sketch), {})
+               renamed, pairs, in_new, new_closers, _stretch_ends(orig, sketch), {})
     bounds = [(-1, -1)] + _sure_anchors(orig, sketch, c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
     if len(c.pairs) > 1:
@@ -656,12 +671,9 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
             ins += PINNED if count == 1 or i in c.pinned_closers else END
         a = kept[r + 1]  # (rows are written in place: no array per line)
         np.add(prev, ins, out=a)
-        alike = edited_lines(orig, s[i], c.renamed, c.pairs) if key and count == 0 and i not in c.in_new else NONE
-        if key in orig.at_bare:  # the file's line with a trailing comment the sketch left out
-            alike = np.union1d(alike, orig.at_bare[key]).astype(np.int64)
-        alike = alike[~c.protected[alike] & (alike >= lo) & (alike < hi)] - lo if len(alike) else alike
-        if len(alike):
-            a[alike + 1] = np.minimum(a[alike + 1], prev[alike] + ALIKE)
+        edits = _edit_costs(orig, c, s[i], key, count, ins, i, lo, hi)  # local line → cost of editing it
+        for j, cost in edits.items():
+            a[j + 1] = min(a[j + 1], prev[j] + cost)
         sid = orig.ids.get(key) if i not in c.new_closers else None
         hits = orig.at_id.get(sid) if sid is not None else None
         if hits is not None:
@@ -675,8 +687,32 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         np.subtract(a, del_cost, out=scratch)
         np.minimum.accumulate(scratch, out=scratch)
         np.add(scratch, del_cost, out=rows[r + 1])
-        steps.append((sid, gain, ins, set(alike.tolist()) if len(alike) else NOTHING, c.anchored.get(i, -1) - lo))
+        steps.append((sid, gain, ins, edits, c.anchored.get(i, -1) - lo))
     return _trace(orig, sketch, rows, kept, steps, del_cost, i0, lo)
+
+
+def _edit_costs(orig: Original, c: _Costs, line: str, key: str, count: int, ins: int, i: int,
+                lo: int, hi: int) -> dict[int, int]:
+    """The file's lines in [lo, hi) that sketch line i may replace as their edit (local index →
+    cost): its alike lines for ALIKE, or, for a line the file has elsewhere, for what re-typing it
+    costs (ALIKE more than INS); the file's line with a trailing comment the sketch left out for
+    ALIKE; and the file's one definition of the name a new definition line edits
+    (`def f(a):` → `def f(a, b):`) as surely as a match of it."""
+    out: dict[int, int] = {}
+    if key and count <= 1 and i not in c.in_new:
+        edit = ALIKE if count == 0 else ALIKE + ins - INS
+        for j in edited_lines(orig, line, c.renamed, c.pairs).tolist():
+            if lo <= j < hi and not c.protected[j] and orig.keys[j] != key:
+                out[j - lo] = edit
+        name = NAME.match(key) if count == 0 and out and DEFINITION.match(key) else None
+        at = orig.at_sig.get(signature(key), NONE) if name else NONE
+        if len(at) == 1 and int(at[0]) - lo in out and (same := NAME.match(orig.keys[at[0]])) \
+                and same.group(1) == name.group(1):
+            out[int(at[0]) - lo] = ALIKE - 2 * MATCH
+    for j in orig.at_bare.get(key, ()):
+        if lo <= j < hi and not c.protected[j]:
+            out[j - lo] = min(out.get(j - lo, ALIKE), ALIKE)
+    return out
 
 
 def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost, i0: int, lo: int) -> list[Op]:
@@ -707,7 +743,7 @@ def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost, i0: int,
                 k -= 1
             ops.extend(Op(Kind.DROP, lo + x) for x in range(j - 1, k - 1, -1))
             j, target = k, kept[r + 1][k]
-        sid, gain, ins, alike, anchor = steps[r]
+        sid, gain, ins, edits, anchor = steps[r]
         prev = rows[r]
         if j > 0 and sid is not None and orig.keys[lo + j - 1] == sketch.lines[i].strip() and \
                 prev[j - 1] - (MATCH if j - 1 == anchor else gain) == target:
@@ -715,7 +751,7 @@ def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost, i0: int,
             ops.append(Op(Kind.MATCH, lo + j, i))
         elif prev[j] + ins == target:
             ops.append(Op(Kind.NEW, -1, i))
-        elif j > 0 and (j - 1) in alike and prev[j - 1] + ALIKE == target:
+        elif j > 0 and (j - 1) in edits and prev[j - 1] + edits[j - 1] == target:
             j -= 1
             ops.append(Op(Kind.NEW, -1, i))
             ops.append(Op(Kind.DROP, lo + j))

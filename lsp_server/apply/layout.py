@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from lsp_server.apply.align import Kind, Op, Original
+from lsp_server.apply.align import Kind, Op, Original, replaces
 from lsp_server.apply.sketch import OPENER, Sketch
 from lsp_server.text import DEFINITION, indent_of
 
@@ -104,14 +104,15 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
     usual: dict[int, int] | None = None  # (asked only where new code follows kept code)
     out: list[Op] = []
     prev_line, prev_kind, top, blanks = None, None, "", 0
-    for op in ops:
+    for k, op in enumerate(ops):
         line = (orig.lines[op.o] if op.kind in (Kind.COVER, Kind.MATCH) else
                 indent(sketch.lines[op.s]) if op.kind is Kind.NEW and op.s >= 0 else "" if op.kind is Kind.NEW else None)
         if line is None:
             out.append(op)
             continue
         key = line.strip()
-        if key and op.kind is Kind.NEW and prev_kind is Kind.COVER:
+        # (a definition's first line edited in place keeps the blank lines the old one had)
+        if key and op.kind is Kind.NEW and prev_kind is Kind.COVER and not (k and replaces(ops, k - 1)):
             depth, pk = len(indent_of(line)), prev_line.strip()
             starts = (DEFINITION.match(key) or key.startswith("@")) and len(indent_of(prev_line)) >= depth
             after_body = depth == 0 and len(indent_of(prev_line)) > 0 and DEFINITION.match(top) and key[:1] not in "}])"

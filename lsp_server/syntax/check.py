@@ -158,9 +158,18 @@ def python_pieces(lines: Sequence[str], starts: list[bool] | None = None) -> lis
 
 def python_changed_parse(lines: Sequence[str], changed: set[int]) -> bool:
     """Do the top-level statements holding changed lines compile (a class member alone, under a
-    stand-in `class _:`)? A False is checked again on the whole file."""
+    stand-in `class _:`)? The statement ending right before a changed line counts as changed too
+    (new code under `def f():` may leave it without a body). A False is checked again on the
+    whole file."""
     if not changed:
         return True
+    before = set()
+    for i in changed:
+        x = i - 1
+        while x >= 0 and not lines[x].strip():
+            x -= 1
+        before.add(x)
+    changed = changed | before
     starts = _statement_lines(lines, max(changed))
     lines = lines[:len(starts)]  # (the rest holds no changed line)
     units: list[list[int]] = []  # changed pieces; next to each other and alike (members or not): one compile

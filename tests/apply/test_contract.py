@@ -133,6 +133,24 @@ CASES = [
      "function run(s, i) {\n  i = skipFirst(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction again(s, i) {\n"
      "  i = skipFirst(s, i);\n  i = skipB(s, i);\n  return i;\n}\n\nfunction skipFirst(s, i) {\n  return i + 1;\n}\n\n"
      "function skipB(s, i) {\n  return i + 2;\n}\n"),
+    # ... a parameter renamed to a name the file already uses elsewhere (a line the file has in
+    # another function is still an edit here)
+    ("alike_line_edited", "m.py",
+     "def to_hex(number):\n    if number <= 0:\n        raise ValueError('negative')\n    return hex(number)\n\n\n"
+     "def to_roman(num):\n    if num <= 0:\n        raise ValueError('not positive')\n    return roman(num)\n",
+     "# ... existing code ...\ndef to_roman(number):\n    if number <= 0:\n        raise ValueError('not positive')\n"
+     "    return roman(number)\n",
+     "def to_hex(number):\n    if number <= 0:\n        raise ValueError('negative')\n    return hex(number)\n\n\n"
+     "def to_roman(number):\n    if number <= 0:\n        raise ValueError('not positive')\n    return roman(number)\n"),
+    # ... a function renamed, shown whole with its closing brace, its one call renamed too: the
+    # brace is the function's own, not a new one
+    ("alike_line_edited", "m.js",
+     "const abs = Math.abs;\nfunction isNaN(num) {\n  return num !== num;\n}\n\nfunction float(val, def) {\n"
+     "  var res = parseFloat(val);\n  return isNaN(res) ? def : res;\n}\n",
+     "// ... existing code ...\nconst abs = Math.abs;\nfunction isNaNValue(num) {\n  return num !== num;\n}\n"
+     "// ... existing code ...\n  var res = parseFloat(val);\n  return isNaNValue(res) ? def : res;\n}\n",
+     "const abs = Math.abs;\nfunction isNaNValue(num) {\n  return num !== num;\n}\n\nfunction float(val, def) {\n"
+     "  var res = parseFloat(val);\n  return isNaNValue(res) ? def : res;\n}\n"),
     # ... a new `return` right before a kept `return` of the same head (code after it would never run)
     ("alike_line_edited", "m.py", "def f(a):\n    return g(a, 1)\n\n\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, None)\n",
      "# ... existing code ...\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, 1)\n# ... existing code ...\n",
@@ -187,6 +205,13 @@ CASES = [
     # 19. the result must parse at least as well as the original
     ("result_must_parse", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    a = (x + 1\n    b = a * 2\n# ... existing code ...\n",
      "would not parse"),
+    # ... also where the new lines leave the kept statement above them without its body (two
+    # readings fit the lines shown equally well)
+    ("result_must_parse", "m.py",
+     "def to_hex(number):\n    if number <= 0:\n        raise ValueError\n    return hex(number)\n\n\n"
+     "def to_roman(num):\n    if num <= 0:\n        raise ValueError\n    return roman(num)\n",
+     "# ... existing code ...\ndef to_roman(number):\n    if number <= 0:\n        raise ValueError\n"
+     "    return roman(number)\n", "would not parse"),
     ("result_must_parse", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = (x + 1;\n  const b = a * 2;\n// ... existing code ...\n",
      "would not parse"),
     # 19b. an import the result would have twice: refused
@@ -209,10 +234,9 @@ CASES = [
      "// ... existing code ...\n// Deprecated: use resize instead.\nfunction scale(v) {\n// ... existing code ...\n",
      "let x = 1;\n\n// Scale the value by the factor\n// Deprecated: use resize instead.\nfunction scale(v) {\n  return v * 2;\n}\n"),
     # 19c. a name defined twice in a row, one of them new: refused
-    ("definition_repeated", "m.py", "X = 1\n\n\ndef f(num):\n    if num <= 0:\n        raise ValueError(num)\n    return num\n\n\n"
-     "def g(number):\n    if number <= 0:\n        raise ValueError(number)\n    return number\n",
-     "X = 1\n# ... existing code ...\ndef f(number):\n    if number <= 0:\n        raise ValueError(num)\n# ... existing code ...\n",
-     "define 'f' twice"),
+    ("definition_repeated", "m.py", "def f(a):\n    return a\n\n\ndef g(b):\n    return b\n",
+     "# ... existing code ...\ndef g(c):\n    return c\n\n\ndef g(b):\n# ... existing code ...\n",
+     "define 'g' twice"),
     ("definition_repeated", "m.js", "function f(a) {\n  return a;\n}\n\nfunction g(b) {\n  return b;\n}\n",
      "// ... existing code ...\nfunction g(c) {\n  return c;\n}\n\nfunction g(b) {\n// ... existing code ...\n",
      "define 'g' twice"),
