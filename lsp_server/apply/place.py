@@ -101,6 +101,22 @@ def _shifts(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int) -> l
     return [q for q in range(lo, hi - span) if all(orig.keys[q + d] == k for d, k in rel)]
 
 
+LOOSE = 3  # lines: how much longer than in the sketch the file may have a weak stretch's ends apart
+
+
+def _loose_places(orig: Original, sketch: Sketch, shown: list[tuple[int, int]], lo: int, hi: int) -> list[int]:
+    """Where in [lo, hi) the file has a weakly shown stretch's first and last shown lines about as
+    far apart as the sketch has them (edits between them could fit it there as well as where its
+    lines match exactly)."""
+    (i0, j0), (i1, j1) = shown[0], shown[-1]
+    first, last = orig.keys[j0], orig.keys[j1]
+    starts = [int(p) for p in orig.at_id.get(orig.ids.get(first, -1), ()) if lo <= p < hi]
+    if i1 == i0:
+        return starts
+    ends = orig.at_id.get(orig.ids.get(last, -1), ())
+    return [p for p in starts if any(p < q < min(hi, p + (i1 - i0) + LOOSE + 1) for q in ends)]
+
+
 def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int], orig: Original) -> list[Op]:
     """ops with the stretch's code placed in the gap of blank lines o[a:b]. Blank lines: the
     sketch's own before its code, else the gap's; after it the gap's (when the sketch gave its own
@@ -137,6 +153,23 @@ def _same_definition(old: str, new: str) -> bool:
         return False
     a, b = NAME.match(old), NAME.match(new)
     return a is not None and b is not None and a.group(1) == b.group(1)
+
+
+def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset[str],
+               pairs: frozenset[tuple[str, str]]) -> bool:
+    """Does the stretch edit a line that says where it is: the first line of the file's one
+    definition of that name (`def f(a)` → `def f(a, b)`), one renamed as the sketch renames its
+    calls, or the one line of the file like the new one, which the file has once?"""
+    for x in range(len(seg) - 1):
+        if replaces(seg, x):
+            old, new = orig.keys[seg[x].o], sketch.lines[seg[x + 1].s].strip()
+            if _same_definition(old, new) and len(orig.at_sig.get(signature(old), ())) == 1:
+                return True
+            if DEFINITION.match(new) and renamed_as(old, new, renamed) in pairs:
+                return True
+            if orig.counts[old] == 1 and edited_lines(orig, sketch.lines[seg[x + 1].s], renamed, pairs).tolist() == [seg[x].o]:
+                return True
+    return False
 
 
 def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch,
@@ -181,9 +214,9 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and reward(orig, orig.keys[op.o]) > 0]
         if not any(op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip() for op in seg):
             continue  # nothing new to place (`]` alone after a marker is the file's)
-        if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown):
+        if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown) or _sure_edit(seg, orig, sketch, renamed, pairs):
             _check_trailing_edits(seg, orig, sketch, st, renamed, pairs)
-            continue  # it shows a line the file has once: the alignment placed it
+            continue  # it shows a line the file has once (or edits a definition there): the alignment placed it
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
         edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
         if edits and not shown:
@@ -221,6 +254,8 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             options = [_insert(ops, a, b, sketch, g, orig) for g in gaps]
         else:
             shifts = _shifts(orig, shown, lo, hi)
+            if len(shifts) == 1 and len(_loose_places(orig, sketch, shown, lo, hi)) > 1:
+                shifts = _loose_places(orig, sketch, shown, lo, hi)  # (edits could make it fit elsewhere too)
             if len(shifts) <= 1:
                 continue
             at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
