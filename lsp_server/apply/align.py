@@ -265,7 +265,9 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
     key = line.strip()
     sig = signature(key)
     out = set(orig.at_sig.get(sig, NONE).tolist()) if sig is not None else set()
-    if not is_trivial(key) and not IMPORT.match(key) and not DEFINITION.match(key):
+    if IMPORT.match(key):
+        out.update(_same_import(orig, key))
+    elif not is_trivial(key) and not DEFINITION.match(key):
         # (an import next to another is a new import; a definition of another name, a new one)
         depth = len(indent_of(line))
         words = set(WORD.findall(key))
@@ -283,6 +285,37 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
                 if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR:
                     out.add(j)
     return np.array(sorted(out), dtype=np.int64) if out else NONE
+
+
+IMPORT_FROM = re.compile(r"^(from\s+\S+\s+import)\s+\(?([\w\s,]+?)\)?$")
+
+
+def import_parts(key: str) -> tuple[str, frozenset[str]] | None:
+    """An import line as (what it imports from, the names it imports): `from m import a, b`,
+    `use m::{A, B};`, `import { a, b } from 'm';`; None for other lines."""
+    if not IMPORT.match(key):
+        return None
+    if (m := IMPORT_FROM.match(key)):
+        return m.group(1), frozenset(WORD.findall(m.group(2)))
+    a, b = key.find("{"), key.rfind("}")
+    if 0 <= a < b:
+        return key[:a].rstrip() + "{}" + key[b + 1:].lstrip(), frozenset(WORD.findall(key[a + 1:b]))
+    return None
+
+
+def _same_import(orig: Original, key: str) -> list[int]:
+    """The file's import lines from the same place whose names the new line's names hold, or hold
+    all of (a name added to or removed from an import is an edit of it, not a second import)."""
+    parts = import_parts(key)
+    if parts is None or not parts[1]:
+        return []
+    head, names = parts
+    out = []
+    for j in sorted({j for w in names for j in orig.lines_with(w)[:COMMON]}):
+        old = import_parts(orig.keys[j])
+        if old is not None and old[0] == head and old[1] != names and (old[1] <= names or names <= old[1]):
+            out.append(j)
+    return out
 
 
 def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
@@ -532,7 +565,7 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     m = len(s)
     protected = _protected(orig, sketch)
     shown = [i for i in range(m) if s[i].strip()]
-    orig.index_words({w for x in s if x.strip() not in orig.counts for w in WORD.findall(x)})
+    orig.index_words({w for x in s if orig.counts.get(x.strip(), 0) <= 1 for w in WORD.findall(x)})  # (one pass)
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
     in_new, new_closers = _in_new_blocks(orig, sketch, renamed, pairs)

@@ -7,7 +7,7 @@ row is a change of CONTRACT_VERSION.
 """
 from __future__ import annotations
 
-CONTRACT_VERSION = 2  # 2: doc_comment_rewritten
+CONTRACT_VERSION = 3  # 2: doc_comment_rewritten; 3: imports with names added or removed are edits
 
 # (row, what the sketch shows, what it means)
 ROWS: tuple[tuple[str, str, str], ...] = (
@@ -37,8 +37,9 @@ ROWS: tuple[tuple[str, str, str], ...] = (
      "file has once", "that block's closing bracket in the file: the lines between it and the line above are deleted (or kept, by a "
      "marker indented inside the block)"),
     ("alike_line_edited", "a new line where the file has an alike line (same statement head, or nearly the same "
-     "text at the same depth, or one name renamed, or the same line without its trailing comment); a new `return` "
-     "or `raise` right before a kept one of the same head", "an edit of that line"),
+     "text at the same depth, or one name renamed, or the same line without its trailing comment, or an import "
+     "from the same place with names added or removed); a new `return` or `raise` right before a kept one of the "
+     "same head", "an edit of that line"),
     ("doc_comment_rewritten", "after a marker, new comment lines right above a definition it shows, where the file's "
      "comment above that definition says much the same (half of its words)",
      "the definition's comment rewritten: the old one goes (a comment about something else is added above it)"),

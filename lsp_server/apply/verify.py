@@ -210,6 +210,7 @@ def _decorated(lines, i: int) -> bool:
 
 
 PY_IMPORT = re.compile(r"^(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\s+([\w, ]+)$)")
+PY_GROUP = re.compile(r"^from\s+([\w.]+)\s+import\s+\(\s*$")
 GO_IMPORT = re.compile(r"""^(?:import\s+)?(?:\w+\s+)?"([^"]+)"$""")
 
 
@@ -217,7 +218,7 @@ def _imports(lines, go: bool) -> Counter:
     """What the lines import at the top level (Python modules and names), or anywhere in a Go
     file's import declarations (paths), with repeats."""
     out: Counter = Counter()
-    in_group = False
+    in_group: bool | str = False
     for line in lines:
         if go:
             key = line.strip()
@@ -227,6 +228,11 @@ def _imports(lines, go: bool) -> Counter:
                 in_group = False
             elif (in_group or key.startswith("import ")) and (m := GO_IMPORT.match(key)):
                 out[m.group(1)] += 1
+        elif in_group:  # (inside `from m import (`: names until the closing bracket)
+            out.update(f"{in_group}:{n}" for n in re.findall(r"\w+", line.split("#")[0].split(")")[0]))
+            in_group = False if ")" in line else in_group
+        elif (m := PY_GROUP.match(line)):
+            in_group = m.group(1)
         elif (m := PY_IMPORT.match(line)):
             module, source, names = m.groups()
             out.update([module] if module else [f"{source}:{n.strip()}" for n in names.split(",") if n.strip()])

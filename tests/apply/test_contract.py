@@ -151,6 +151,12 @@ CASES = [
      "// ... existing code ...\n  var res = parseFloat(val);\n  return isNaNValue(res) ? def : res;\n}\n",
      "const abs = Math.abs;\nfunction isNaNValue(num) {\n  return num !== num;\n}\n\nfunction float(val, def) {\n"
      "  var res = parseFloat(val);\n  return isNaNValue(res) ? def : res;\n}\n"),
+    # ... an import from the same place with a name added (or removed)
+    ("alike_line_edited", "m.py", "import os\nfrom a import b\n\n\nx = b()\n",
+     "import os\nfrom a import b, c\n# ... existing code ...\n", "import os\nfrom a import b, c\n\n\nx = b()\n"),
+    ("alike_line_edited", "m.js", "import fs from 'fs';\nimport { a, b } from './x';\n\nconst y = a();\n",
+     "import fs from 'fs';\nimport { a } from './x';\n// ... existing code ...\n",
+     "import fs from 'fs';\nimport { a } from './x';\n\nconst y = a();\n"),
     # ... a new `return` right before a kept `return` of the same head (code after it would never run)
     ("alike_line_edited", "m.py", "def f(a):\n    return g(a, 1)\n\n\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, None)\n",
      "# ... existing code ...\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, 1)\n# ... existing code ...\n",
@@ -215,7 +221,8 @@ CASES = [
     ("result_must_parse", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = (x + 1;\n  const b = a * 2;\n// ... existing code ...\n",
      "would not parse"),
     # 19b. an import the result would have twice: refused
-    ("import_repeated", "m.py", "from a import b\n\n\nx = b()\n", "from a import b, c\n# ... existing code ...\n", "twice"),
+    ("import_repeated", "m.py", "import os\nfrom a import b\n\n\nx = b()\n",
+     "import os\nfrom a import (\n    b,\n    c,\n)\n# ... existing code ...\n", "twice"),
     ("import_repeated", "m.go", 'package p\n\nimport "strconv"\n\nfunc f() int {\n\treturn 1\n}\n',
      'package p\n\nimport (\n\t"fmt"\n\t"strconv"\n)\n\n// ... existing code ...\n', "twice"),
     # 14b. new comment lines above a shown definition that say what the file's comment there said: rewritten
