@@ -46,6 +46,7 @@ TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\S")
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
 SELF = ("self", "this", "cls")
 ASSIGNED = re.compile(r"^(?:(?:export\s+)?(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=[^=]")
+DELIMITER = re.compile(r"^(?:/\*\*?|\*/|\*)$")  # a block comment's opening or closing line alone
 IMPORT = re.compile(r"^(?:import\s|from\s+\S+\s+import\s|#include\s|use\s|const\s+\w+\s*=\s*require\()")
 
 
@@ -199,7 +200,9 @@ def _renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozens
             if DEFINITION.match(key):  # (alike to no other definition, but renamed as its calls are)
                 found += _renamed_definitions(orig, line, renamed)
             seen.update({pair for j in found if (pair := renamed_as(orig.keys[j], key, renamed))})
-    return frozenset(p for p, n in seen.items() if n >= 2)
+    # (an old name the sketch still shows on a line of the file lives on: new code beside it, no rename)
+    kept = {w for x, m in zip(sketch.lines, sketch.marker) if not m and x.strip() in orig.counts for w in WORD.findall(x)}
+    return frozenset(p for p, n in seen.items() if n >= 2 and p[0] not in kept)
 
 
 def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> list[int]:
@@ -516,8 +519,9 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
 def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
                    pairs: frozenset[tuple[str, str]]) -> tuple[frozenset[int], frozenset[int]]:
     """Sketch lines inside a block whose opening line the file has in no form (not as it is, not
-    alike, not renamed as the sketch renames): the body of a new definition, which edits no line of another block; and the brackets
-    closing such blocks, which are no closing bracket of the file's."""
+    alike, not renamed as the sketch renames): the body of a new definition, which edits no line
+    of another block; and the brackets closing such blocks, which are no closing bracket of the
+    file's."""
     out: set[int] = set()
     closers: set[int] = set()
     stack: list[tuple[int, bool]] = []  # (depth, new?) of the openers around the line
@@ -701,7 +705,8 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         gain = reward(orig, key)
         ins = (2 if not key else INS) + (gain if count == 1 else MATCH if i in c.anchored else 0)
         if i in c.ends or i in c.pinned_closers:
-            ins += PINNED if count == 1 or i in c.pinned_closers else END
+            # (a lone `/**` the file has once is context, but says little about where)
+            ins += PINNED if count == 1 and not DELIMITER.match(key) or i in c.pinned_closers else END
         a = kept[r + 1]  # (rows are written in place: no array per line)
         np.add(prev, ins, out=a)
         edits = _edit_costs(orig, c, s[i], key, count, ins, i, lo, hi)  # local line → cost of editing it

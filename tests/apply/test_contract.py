@@ -45,6 +45,14 @@ CASES = [
     # 6. only a trailing marker: the sketch replaces the head of the file
     ("trailing_marker_replaces_head", "m.py", PY4, "import os\nimport sys\n# ... existing code ...\n",
      PY4.replace("import os\n", "import os\nimport sys\n")),
+    # ... new lines at its head, opening with a `/**` the file has once further down (a lone
+    # delimiter is no context that says where the stretch is)
+    ("trailing_marker_replaces_head", "m.js",
+     "const MIN = 32;\n\n// Trailing zeros.\nfunction tz(n) {\n  let z = 0;\n  while (n > 1) {\n    n /= 2;\n"
+     "    z++;\n  }\n  return z;\n}\n\n/**\n * A schedule.\n */\nexport class S {}\n",
+     "/**\n * The minimum.\n */\nexport const MIN = 32;\n\n// Trailing zeros.\nfunction tz(n) {\n// ... existing code ...\n",
+     "/**\n * The minimum.\n */\nexport const MIN = 32;\n\n// Trailing zeros.\nfunction tz(n) {\n  let z = 0;\n"
+     "  while (n > 1) {\n    n /= 2;\n    z++;\n  }\n  return z;\n}\n\n/**\n * A schedule.\n */\nexport class S {}\n"),
     ("trailing_marker_replaces_head", "m.js", JS4, "const fs = require('fs');\nconst path = require('path');\n// ... existing code ...\n",
      JS4.replace("const fs = require('fs');\n", "const fs = require('fs');\nconst path = require('path');\n")),
     # 7. no leading marker and a large head not shown: a forgotten marker, refused (nothing deleted)

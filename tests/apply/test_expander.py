@@ -160,3 +160,20 @@ def test_syntax_counts_an_empty_python_block():
 
     assert syntax.error_count("x.py", "def f():\n    return 1\n") == 0
     assert syntax.error_count("x.py", "def f():\n\ndef g():\n    return 1\n") > 0  # `def f` lost its body
+
+
+def test_a_name_the_sketch_still_shows_is_not_renamed():
+    """Two new lines that each differ from a line of the file only by a new name make a rename,
+    unless the sketch still shows the old name on a line of the file: then the new lines are new
+    code beside the old (a class `And` written next to `Or`), never an edit of it."""
+    from lsp_server.apply.align import new_names, prepare, renames
+    from lsp_server.apply.sketch import parse
+
+    orig = prepare(["class Base:", "    def __or__(self, other):", "        return Or(self, other)", "", "",
+                    "class Or(Base):", "    pass"])
+    renaming = parse("# ... existing code ...\n        return And(self, other)\n# ... existing code ...\n"
+                     "class And(Base):\n    pass\n", orig.counts)
+    assert renames(orig, renaming, new_names(orig, renaming)) == frozenset({("Or", "And")})
+    beside = parse("# ... existing code ...\n        return Or(self, other)\n\n    def __and__(self, other):\n"
+                   "        return And(self, other)\n# ... existing code ...\nclass And(Base):\n    pass\n", orig.counts)
+    assert renames(orig, beside, new_names(orig, beside)) == frozenset()
