@@ -202,6 +202,11 @@ CASES = [
     # 16. a stretch whose lines the file has in several places together: refused
     ("weak_anchor_ambiguous", "m.py", "def f():\n    x = 1\n    return x\n\n\ndef g():\n    x = 1\n    return x\n",
      "# ... existing code ...\n    x = 1\n    y = 2\n    return x\n# ... existing code ...\n", "places fit"),
+    # ... also when its lines match in one place only, but an edit would fit them where the file
+    # has its first and last shown lines about as far apart (`b = 2` edited into `c = 3` in g)
+    ("weak_anchor_ambiguous", "m.py",
+     "def f():\n    start()\n    a = 1\n    finish()\n\n\ndef g():\n    start()\n    a = 1\n    b = 2\n    finish()\n",
+     "# ... existing code ...\n    start()\n    a = 1\n    c = 3\n    finish()\n# ... existing code ...\n", "2 places fit"),
     ("weak_anchor_ambiguous", "m.js", "function f() {\n  let x = 1;\n  return x;\n}\n\nfunction g() {\n  let x = 1;\n  return x;\n}\n",
      "// ... existing code ...\n  let x = 1;\n  let y = 2;\n  return x;\n// ... existing code ...\n", "places fit"),
     # 17. a new definition copying the one above it is new code; the one above stays
@@ -266,6 +271,11 @@ CASES = [
      "function f() {\n  try {\n    a();\n  } finally {\n    b();\n  }\n  try {\n    run();\n  } catch (e) {}\n  return 1;\n}\n"),
     # 21. a new definition right after kept code gets the file's blank lines before definitions
     ("definition_spacing", "m.py", PY4, "# ... existing code ...\ndef h():\n    return 2\n", PY4 + "\n\ndef h():\n    return 2\n"),
+    # ... but a definition's first line edited right after a marker keeps the old one's spacing
+    ("definition_spacing", "m.js",
+     "const x = 1;\n\nfunction g() {\n  return 0;\n}\n\n/**\n * Doc.\n */\nfunction f(a) {\n  return a;\n}\n",
+     "// ... existing code ...\nfunction f(a, b) {\n  return a;\n// ... existing code ...\n",
+     "const x = 1;\n\nfunction g() {\n  return 0;\n}\n\n/**\n * Doc.\n */\nfunction f(a, b) {\n  return a;\n}\n"),
     ("definition_spacing", "m.js", JS4, "// ... existing code ...\nfunction h() {\n  return 2;\n}\n", JS4 + "\nfunction h() {\n  return 2;\n}\n"),
 ]
 
