@@ -209,9 +209,7 @@ def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> 
     """The file's definition lines at the line's depth that it makes by renaming one name (found
     through the rarest name the two share, or all definitions at that depth when it has none)."""
     key, depth = line.strip(), len(indent_of(line))
-    words = set(WORD.findall(key)) - renamed
-    known = sorted((len(found), w) for w in words if (found := orig.lines_with(w)))
-    near = orig.lines_with(known[0][1])[:COMMON] if known else range(len(orig.keys))
+    near = _sharing_rarest(orig, set(WORD.findall(key)) - renamed, 1) or range(len(orig.keys))
     return [j for j in near if orig.indent[j] == depth and DEFINITION.match(orig.keys[j])
             and renamed_as(orig.keys[j], key, renamed) is not None]
 
@@ -274,8 +272,7 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
         # (an import next to another is a new import; a definition of another name, a new one)
         depth = len(indent_of(line))
         words = set(WORD.findall(key))
-        known = sorted((len(found), w) for w in words if (found := orig.lines_with(w)))
-        near = {j for _, w in known[:2] for j in orig.lines_with(w)[:COMMON]}  # lines sharing its rarest names
+        near = _sharing_rarest(orig, words, 2)
         renames_here = bool(words & renamed)
         for j in near:
             old = orig.keys[j]
@@ -321,6 +318,27 @@ def _same_import(orig: Original, key: str) -> list[int]:
     return out
 
 
+def _sharing_rarest(orig: Original, words: set[str], k: int) -> set[int]:
+    """The file's lines that have one of the k names (of these) it has on fewest lines (at most
+    COMMON lines per name)."""
+    known = sorted((len(found), w) for w in words if (found := orig.lines_with(w)))
+    return {j for _, w in known[:k] for j in orig.lines_with(w)[:COMMON]}
+
+
+def same_definition(old: str, new: str) -> bool:
+    """Do both lines define the same name (`def f(a)` → `def f(a, b)`)?"""
+    if not (DEFINITION.match(old) and DEFINITION.match(new)):
+        return False
+    a, b = NAME.match(old), NAME.match(new)
+    return a is not None and b is not None and a.group(1) == b.group(1)
+
+
+def edits_its_definition(orig: Original, j: int, new: str) -> bool:
+    """Is new (a definition's first line) an edit of file line j, the file's one definition of
+    that name? Then it says where it is as surely as a match of it."""
+    return same_definition(orig.keys[j], new) and orig.at_sig.get(signature(orig.keys[j]), NONE).tolist() == [j]
+
+
 def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
     """The same tokens but one name, replaced everywhere on the line by a name the sketch renames
     to (see new_names): (old name, new name), else None."""
@@ -332,9 +350,6 @@ def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] |
         return None
     pair = next(iter(pairs))
     return pair if pair[1] in renamed and WORD.fullmatch(pair[0]) else None
-
-
-NOTHING: frozenset[int] = frozenset()
 
 
 def reward(orig: Original, key: str) -> int:
@@ -742,11 +757,9 @@ def _edit_costs(orig: Original, c: _Costs, line: str, key: str, count: int, ins:
         for j in edited_lines(orig, line, c.renamed, c.pairs).tolist():
             if lo <= j < hi and not c.protected[j] and orig.keys[j] != key:
                 out[j - lo] = edit
-        name = NAME.match(key) if count == 0 and out and DEFINITION.match(key) else None
-        at = orig.at_sig.get(signature(key), NONE) if name else NONE
-        if len(at) == 1 and int(at[0]) - lo in out and (same := NAME.match(orig.keys[at[0]])) \
-                and same.group(1) == name.group(1):
-            out[int(at[0]) - lo] = ALIKE - 2 * MATCH
+        if count == 0 and DEFINITION.match(key):
+            for j in [j for j in out if edits_its_definition(orig, j + lo, key)]:
+                out[j] = ALIKE - 2 * MATCH
     for j in orig.at_bare.get(key, ()):
         if lo <= j < hi and not c.protected[j]:
             out[j - lo] = min(out.get(j - lo, ALIKE), ALIKE)

@@ -14,12 +14,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import (IMPORT, MATCH, Kind, Op, Original, block_end, new_names,
-                                    edited_lines, renamed_as, renames, replaces, reward,
-                                    signature)
+from lsp_server.apply.align import (IMPORT, MATCH, Kind, Op, Original, block_end, edited_lines,
+                                    edits_its_definition, new_names, renamed_as, renames, replaces,
+                                    reward, same_definition, signature)
 from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch
-from lsp_server.text import DEFINITION, NAME, indent_of
+from lsp_server.text import DEFINITION, indent_of
 
 MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break
 # a body ending so cannot have had the old body after it
@@ -104,7 +104,7 @@ def _shifts(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int) -> l
 LOOSE = 3  # lines: how much longer than in the sketch the file may have a weak stretch's ends apart
 
 
-def _loose_places(orig: Original, sketch: Sketch, shown: list[tuple[int, int]], lo: int, hi: int) -> list[int]:
+def _loose_places(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int) -> list[int]:
     """Where in [lo, hi) the file has a weakly shown stretch's first and last shown lines about as
     far apart as the sketch has them (edits between them could fit it there as well as where its
     lines match exactly)."""
@@ -147,14 +147,6 @@ def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int
 EDIT_RUN = 3  # alike lines edited in a row with no telling line of the file after them before a marker
 
 
-def _same_definition(old: str, new: str) -> bool:
-    """Do both lines define the same name (`def f(a)` → `def f(a, b)`)?"""
-    if not (DEFINITION.match(old) and DEFINITION.match(new)):
-        return False
-    a, b = NAME.match(old), NAME.match(new)
-    return a is not None and b is not None and a.group(1) == b.group(1)
-
-
 def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset[str],
                pairs: frozenset[tuple[str, str]]) -> bool:
     """Does the stretch edit a line that says where it is: the first line of the file's one
@@ -163,7 +155,7 @@ def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset
     for x in range(len(seg) - 1):
         if replaces(seg, x):
             old, new = orig.keys[seg[x].o], sketch.lines[seg[x + 1].s].strip()
-            if _same_definition(old, new) and len(orig.at_sig.get(signature(old), ())) == 1:
+            if edits_its_definition(orig, seg[x].o, new):
                 return True
             if DEFINITION.match(new) and renamed_as(old, new, renamed) in pairs:
                 return True
@@ -190,7 +182,7 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
                 break
         if replaces(seg, x):
             old, new = orig.keys[op.o], sketch.lines[seg[x + 1].s].strip()
-            if _same_definition(old, new):
+            if same_definition(old, new):
                 return  # a definition cannot be added beside itself: the edits above it are edits too
             edits += renamed_as(old, new, renamed) not in pairs
     if edits >= EDIT_RUN:
@@ -254,8 +246,8 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             options = [_insert(ops, a, b, sketch, g, orig) for g in gaps]
         else:
             shifts = _shifts(orig, shown, lo, hi)
-            if len(shifts) == 1 and len(_loose_places(orig, sketch, shown, lo, hi)) > 1:
-                shifts = _loose_places(orig, sketch, shown, lo, hi)  # (edits could make it fit elsewhere too)
+            if len(shifts) == 1 and len(loose := _loose_places(orig, shown, lo, hi)) > 1:
+                shifts = loose  # (edits could make it fit elsewhere too)
             if len(shifts) <= 1:
                 continue
             at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
