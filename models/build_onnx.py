@@ -8,7 +8,9 @@ model builder (weight-only int8/int4 MatMulNBits, GroupQueryAttention) → one g
 the builder's "prune_lm_head" keeps only the last position's logits, which is right for prefill
 but wrong for speculative decoding, which must score every drafted token in one pass. We replace
 that fixed Gather(-1) by a Slice driven by a new input `num_logits_to_keep`, so the caller asks
-for 1 row during prefill and k+1 rows when verifying k drafted tokens.
+for 1 row during prefill and k+1 rows when verifying k drafted tokens. With --adapter, a second
+edit adds Tandem's LoRA adapter as side branches switched by the input `adapter_scale`
+(side_adapter.py): merged into the weights it cost inline completion 1.4 points of HumanEval.
 """
 from __future__ import annotations
 
@@ -22,19 +24,14 @@ import tempfile
 from pathlib import Path
 
 
-def dequantise(gguf: Path, hf_dir: Path, adapter: Path | None = None) -> None:
-    """GGUF → an fp32 HF folder; with `adapter`, Tandem's LoRA adapter (models/adapters/) is
-    baked into the weights first, so every variant built from it carries it."""
+def dequantise(gguf: Path, hf_dir: Path) -> None:
+    """GGUF → an fp32 HF folder."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     src, name = str(gguf.parent), gguf.name
     tok = AutoTokenizer.from_pretrained(src, gguf_file=name)
     model = AutoModelForCausalLM.from_pretrained(src, gguf_file=name, dtype=torch.float32)
-    if adapter is not None:
-        from train_next_edit import merge_adapter  # this folder: the script's own sys.path entry
-
-        model.load_state_dict(merge_adapter(model.state_dict(), adapter))
     # transformers marks GGUF-loaded models as quantised and refuses to save them; the weights
     # are already dequantised fp32, so the marker is dropped.
     model.hf_quantizer = None
@@ -101,24 +98,44 @@ def keep_logits_input(model_path: Path) -> None:
     onnx.save(m, str(model_path))
 
 
+def attach_adapter(variant: Path, adapter: Path) -> None:
+    """Tandem's adapter (models/adapters/NAME) as side branches of the variant's graph."""
+    import json
+
+    import onnx
+    from onnx import TensorProto
+
+    from side_adapter import add_side_adapter, branches  # this folder: the script's own sys.path entry
+
+    cfg = json.loads((variant / "genai_config.json").read_text())["model"]["decoder"]
+    m = onnx.load(str(variant / "model.onnx"), load_external_data=False)
+    kv = next(i for i in m.graph.input if i.name.startswith("past_key_values."))
+    add_side_adapter(m, branches(adapter, cfg["head_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]),
+                     kv.type.tensor_type.elem_type if kv.type.tensor_type.elem_type == TensorProto.FLOAT16
+                     else TensorProto.FLOAT)
+    onnx.save(m, str(variant / "model.onnx"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("gguf", type=Path)
     ap.add_argument("out", type=Path)
     ap.add_argument("--precision", action="append", required=True, choices=["int8", "int4", "fp32", "fp16"])
-    ap.add_argument("--adapter", type=Path, help="LoRA adapter folder to merge (models/adapters/NAME)")
+    ap.add_argument("--adapter", type=Path, help="LoRA adapter folder to attach (models/adapters/NAME)")
     args = ap.parse_args()
     logging.disable(logging.WARNING)
     os.environ.setdefault("TQDM_DISABLE", "1")
     with tempfile.TemporaryDirectory(dir=args.out.parent, prefix=".hf-") as tmp:
         hf_dir = Path(tmp) / "hf"
         print("stage: dequantise", flush=True)
-        dequantise(args.gguf, hf_dir, args.adapter)
+        dequantise(args.gguf, hf_dir)
         for p in args.precision:
             print(f"stage: build {p}", flush=True)
             dest = args.out / p
             run_builder(hf_dir, dest, p, Path(tmp) / "cache")
             keep_logits_input(dest / "model.onnx")
+            if args.adapter is not None:
+                attach_adapter(dest, args.adapter)
             for extra in ("chat_template.jinja", "tokenizer_config.json"):
                 (dest / extra).unlink(missing_ok=True)
             if not (dest / "tokenizer.json").exists():

@@ -16,11 +16,9 @@ environment (~/.cache/tandem/buildenv: torch, transformers, peft); the server ne
 - DIR/train_log.json: loss per step, validation loss and exact match, runs and their wall time.
 - DIR/adapter/: the final adapter in fp16 safetensors, peft's adapter_config.json, SHA256SUMS.
 
-Baking the adapter into the ONNX build (build_onnx.py, in dequantise() after from_pretrained;
-build_onnx.py runs as a script from models/, so the import finds this file):
-
-    from train_next_edit import merge_adapter
-    model.load_state_dict(merge_adapter(model.state_dict(), adapter_dir))
+The ONNX build attaches the adapter as side branches switched per call (build_onnx.py --adapter,
+side_adapter.py), so inline completion keeps the base weights exactly; merge_adapter below bakes
+it into a torch state dict instead (the trainer's own check that a saved adapter is the trained one).
 """
 from __future__ import annotations
 
@@ -540,15 +538,16 @@ def start_log(out: Path, meta: dict, step: int) -> dict:
 
 
 def train(model, train_set: list[Example], valid_set: list[Example], cfg: TrainConfig, codec: Codec, out: Path,
-          meta: dict, resume: bool = False, stop: threading.Event | None = None) -> dict:
-    """Train `model` (a peft model) from step 0 or from out/checkpoint; returns the log."""
+          meta: dict, resume: bool = False, stop: threading.Event | None = None, start_step: int = 0) -> dict:
+    """Train `model` (a peft model) from `start_step` (the examples of the steps before it are
+    skipped: see --init-adapter) or from out/checkpoint; returns the log."""
     out.mkdir(parents=True, exist_ok=True)
     lm = model.get_base_model()  # the LoRA layers are inside it; its .model and .lm_head are used apart
     cfg, autocast_choice = resolve_autocast(cfg, lm.config)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
     data_sha = meta.get("data", {}).get("train", {}).get("sha256", "")
-    step = load_checkpoint(out, model, opt, cfg, data_sha) if resume else 0
+    step = load_checkpoint(out, model, opt, cfg, data_sha) if resume else start_step
     log = start_log(out, meta, step)
     log["config"], log["autocast"] = asdict(cfg), autocast_choice
     evalset, total = eval_sample(valid_set, cfg), total_steps(len(train_set), cfg)
@@ -599,6 +598,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--out", type=Path, required=True, help="run folder: checkpoint/, adapter/, train_log.json")
     ap.add_argument("--base", type=Path, default=default_base(), help="GGUF file or HF folder (default: %(default)s)")
     ap.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint")
+    ap.add_argument("--init-adapter", type=Path, help="start from a saved adapter (its folder) instead of a fresh "
+                    "LoRA: to go on training a committed adapter whose checkpoint is gone (the optimizer starts anew)")
+    ap.add_argument("--start-step", type=int, default=0, help="with --init-adapter: the step it was saved at, so "
+                    "training goes on with the examples that run had not reached")
     ap.add_argument("--rank", type=int, default=dl.rank)
     ap.add_argument("--alpha", type=int, default=dl.alpha)
     ap.add_argument("--dropout", type=float, default=dl.dropout)
@@ -665,18 +668,28 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(cfg.seed)  # the LoRA init, then dropout
     base_name = MODEL_NAME if args.base == default_base() else str(args.base)
     model = add_lora(model, cfg.lora, base_name).to(cfg.device)
+    if args.init_adapter is not None:
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        saved = {k: v.float() for k, v in load_file(str(args.init_adapter / ADAPTER_FILE)).items()}
+        if set_peft_model_state_dict(model, saved).unexpected_keys:
+            raise SystemExit(f"--init-adapter: {args.init_adapter} does not fit this LoRA configuration")
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     meta = {"command": " ".join([sys.executable, *sys.argv]), "seed": cfg.seed, "config": asdict(cfg),
             "base": {"path": str(args.base), "name": base_name,
                      "sha256": sha256_file(args.base) if args.base.is_file() else None},
             "data": {"train": train_stats, "valid": valid_stats}, "trainable_parameters": trainable,
+            "init_adapter": ({"path": str(args.init_adapter), "start_step": args.start_step,
+                              "sha256": sha256_file(args.init_adapter / ADAPTER_FILE)} if args.init_adapter else None),
             "versions": {"torch": torch.__version__, "threads": torch.get_num_threads()},
             "run": {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(sys.argv),
                     "load_seconds": round(time.monotonic() - t0, 1)}}
     print(f"train: {train_stats['examples']} examples ({train_stats['dropped_too_long']} over {cfg.max_tokens} "
           f"tokens dropped); {trainable:,} trainable parameters; {total_steps(len(train_set), cfg)} steps",
           file=sys.stderr, flush=True)
-    log = train(model, train_set, valid_set, cfg, codec, args.out, meta, args.resume, stop_on_signals())
+    log = train(model, train_set, valid_set, cfg, codec, args.out, meta, args.resume, stop_on_signals(),
+                args.start_step if args.init_adapter is not None else 0)
     last = log["evals"][-1] if log["evals"] else {}
     print(json.dumps({"step": log["final_step"], "finished": log["finished"], "wall_seconds": log["wall_seconds"],
                       "last_loss": log["steps"][-1]["loss"] if log["steps"] else None,

@@ -2,7 +2,8 @@
 
 Graph contract (onnxruntime-genai builder + our `num_logits_to_keep` edit):
   inputs   input_ids [1, S] int64, attention_mask [1, P+S] int64, num_logits_to_keep [1] int64,
-           past_key_values.{i}.key / .value [1, kv_heads, P, head_dim] float32
+           past_key_values.{i}.key / .value [1, kv_heads, P, head_dim] float32,
+           adapter_scale [1] float32 (only in graphs built with Tandem's adapter: models/side_adapter.py)
   outputs  logits [1, K, vocab] (the last K positions), present.{i}.key / .value [1, kv_heads, P+S, head_dim]
 GroupQueryAttention derives positions from the attention mask, so a chunk of S > 1 new tokens on
 top of a non-empty past (prefix reuse, draft verification) is computed exactly like S single steps.
@@ -37,6 +38,8 @@ class Decoder:
         self.num_layers = int(cfg["num_hidden_layers"])
         self.vocab_size = int(self.session.get_outputs()[0].shape[-1])
         self.providers = self.session.get_providers()
+        # Tandem's next-edit adapter as side branches: 0 runs the base model exactly, 1 the adapted one
+        self.has_adapter = any(i.name == "adapter_scale" for i in self.session.get_inputs())
         # the KV cache has the graph's float type (float32 for int8/int4 CPU builds, float16 for fp16)
         past_type = next((i.type for i in self.session.get_inputs() if i.name.startswith("past_key_values.")), "")
         self.kv_dtype = np.float16 if "float16" in past_type else np.float32
@@ -55,14 +58,20 @@ class Decoder:
             return past
         return tuple(np.ascontiguousarray(a[:, :, :n, :]) for a in past)
 
-    def forward(self, ids: list[int], past: KV, keep: int = 1) -> tuple[np.ndarray, KV]:
-        """Run `ids` on top of `past`; return logits of the last `keep` positions and the new past."""
+    def forward(self, ids: list[int], past: KV, keep: int = 1, adapter: bool = False) -> tuple[np.ndarray, KV]:
+        """Run `ids` on top of `past`; return logits of the last `keep` positions and the new past.
+        adapter: with the next-edit adapter's branches on (a past computed with it on or off
+        belongs to that setting only)."""
+        if adapter and not self.has_adapter:
+            raise ValueError("this model was built without the next-edit adapter")
         total = self.past_len(past) + len(ids)
         feed = {
             "input_ids": np.asarray([ids], dtype=np.int64),
             "attention_mask": np.ones((1, total), dtype=np.int64),
             "num_logits_to_keep": np.asarray([keep], dtype=np.int64),
         }
+        if self.has_adapter:
+            feed["adapter_scale"] = np.asarray([1.0 if adapter else 0.0], dtype=np.float32)
         feed.update(zip(self.past_names, past))
         outs = self.session.run(self.output_names, feed)
         return outs[0][0], tuple(outs[1:])

@@ -54,9 +54,10 @@ class Engine:
                                     f"{str(exc).splitlines()[0][:200]}); run `tandem models verify` or reinstall") from exc
         self.load_seconds = time.perf_counter() - started
         self.generator = Generator(self.decoder)
-        # next edit's own KV cache: its prompts share nothing with completion's, and writing them
-        # into the working cache would make the next keystroke prefill its whole prompt again
-        self.side = Generator(self.decoder)
+        # next edit's own KV cache, computed with the adapter's branches on: its prompts share
+        # nothing with completion's, and writing them into the working cache would make the next
+        # keystroke prefill its whole prompt again
+        self.side = Generator(self.decoder, adapter=self.decoder.has_adapter)
         self.lock = threading.Lock()
         ids = (self.tokenizer.token_id(t) for t in spec.stop_tokens)
         self.stop_ids = frozenset(i for i in ids if i is not None)
@@ -94,7 +95,7 @@ class Engine:
     def next_edit_threshold(self) -> float | None:
         """The model path of next edit speaks above this confidence; None: the model was built
         without Tandem's next-edit adapter, and the untrained model is never right."""
-        return self.spec.adapter.next_edit_threshold if self.spec.adapter else None
+        return self.spec.adapter.next_edit_threshold if self.spec.adapter and self.decoder.has_adapter else None
 
     def prefill(self, prompt: list[int], cancelled: Callable[[], bool] = lambda: False) -> GenerationStats:
         """Idle-time prefill: compute the KV cache for a prompt the user is likely to ask for next."""

@@ -100,8 +100,9 @@ class _Cache:
 class Generator:
     """Not thread-safe: the engine serialises access."""
 
-    def __init__(self, decoder: Decoder) -> None:
+    def __init__(self, decoder: Decoder, adapter: bool = False) -> None:
         self.decoder = decoder
+        self.adapter = adapter      # the next-edit adapter's branches on: this cache is next edit's
         self.cache = _Cache()       # the working cache: requests extend and truncate it in place
         # A second cache filled by speculative prefill (the next line, while the user pauses);
         # a request that matches it better swaps it in. ~27 MB for 1,100 tokens of this model.
@@ -122,7 +123,7 @@ class Generator:
     def _extend(self, ids: list[int], keep: int, cache: _Cache | None = None) -> np.ndarray:
         cache = self.cache if cache is None else cache
         past = cache.past if cache.past is not None else self.decoder.empty_past()
-        logits, cache.past = self.decoder.forward(ids, past, keep)
+        logits, cache.past = self.decoder.forward(ids, past, keep, self.adapter)
         cache.ids = cache.ids + ids
         return logits
 

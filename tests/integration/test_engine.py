@@ -111,3 +111,18 @@ def test_log_likelihood_prefers_sensible_code(engine):
     tok = engine.tokenizer
     assert engine.log_likelihood(tok.encode(good)) > engine.log_likelihood(tok.encode(bad))
     assert model_chooser(engine)([bad, good]) == 1
+
+
+def test_the_next_edit_adapter_is_on_only_for_next_edits_cache(engine):
+    """The installed model carries Tandem's adapter as side branches: on, the logits differ from
+    the base model's, the same on every run; off (completion), they are exactly the base's."""
+    import numpy as np
+
+    dec = engine.decoder
+    assert dec.has_adapter and engine.side.adapter and not engine.generator.adapter
+    ids = engine.tokenizer.encode(FIB)
+    base, _ = dec.forward(ids, dec.empty_past(), keep=len(ids))
+    on, _ = dec.forward(ids, dec.empty_past(), keep=len(ids), adapter=True)
+    again, _ = dec.forward(ids, dec.empty_past(), keep=len(ids), adapter=True)
+    assert np.abs(on - base).max() > 0.1
+    assert np.array_equal(on, again)

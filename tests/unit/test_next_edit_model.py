@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from lsp_server.next_edit.model import (FENCE, Rewrite, build_prompt, confidence_of, decode_region, parse_answer,
-                                        region_centre, region_for, rewrite)
+                                        region_centre, region_for, resynced, rewrite)
 from models.tune_next_edit import choose, region_of, sweep
 
 
@@ -27,6 +27,7 @@ class ScriptedEngine:
         self.tokenizer, self.stop_ids = CharTokenizer(), frozenset()
         self.answer, self.low, self.next_edit_threshold = answer, low or {}, threshold
         self.calls: list[dict] = []
+        self.written = 0  # tokens the decoding asked for
 
     def generate(self, prompt, cfg, cancelled=lambda: False, stats=None, side=False):
         self.calls.append({"prompt": self.tokenizer.decode(prompt), "side": side})
@@ -34,6 +35,7 @@ class ScriptedEngine:
             if cancelled() or n == cfg.max_new_tokens:
                 return
             cfg.logprobs.append(self.low.get(n, -0.1))
+            self.written += 1
             yield ord(ch)
 
 
@@ -65,8 +67,29 @@ def test_decoding_returns_the_changed_block_on_the_second_cache():
 def test_an_unchanged_cut_off_or_much_shorter_region_is_silence():
     old = ["a", "b", "c", "d", "e"]
     assert decode_region(ScriptedEngine("a\nb\nc\nd\ne\n" + FENCE), [1], old) is None
-    assert decode_region(ScriptedEngine("a\nB\nc\nd\ne\n"), [1], old) is None  # no fence
+    assert decode_region(ScriptedEngine("a\nB\nc\n"), [1], old) is None  # cut off before back in step
     assert decode_region(ScriptedEngine("a\nB\n" + FENCE), [1], old) is None  # lost three lines
+
+
+def test_a_change_then_two_copied_lines_the_region_has_once_complete_the_region():
+    old = ["a", "b", "c", "d", "e", "f"]
+    assert resynced(old, ["a", "B", "c", "d"]) == ["a", "B", "c", "d", "e", "f"]       # a line replaced
+    assert resynced(old, ["a", "X", "b", "c"]) == ["a", "X", "b", "c", "d", "e", "f"]  # a line inserted
+    assert resynced(old, ["a", "c", "d"]) == ["a", "c", "d", "e", "f"]                 # a line deleted
+    assert resynced(old, ["a", "b", "c"]) is None      # nothing changed yet: the rest may still change
+    assert resynced(old, ["a", "B", "c"]) is None      # one copied line is not enough
+    assert resynced(["a", "", "", "x", "", ""], ["a", "y", "", ""]) is None  # blank lines place nothing
+    assert resynced(["a", "b", "c", "d", "b", "c"], ["a", "X", "b", "c"]) is None  # the region has them twice
+
+
+def test_decoding_stops_once_the_answer_is_back_in_step_with_the_region():
+    old = ["def f(a):", "    return a", "", "def g(a):", "    return a", "", "x = 1", "y = 2", "z = 3"]
+    answer = "\n".join(old).replace("def f(a):", "def f(a, b):") + "\n" + FENCE
+    engine = ScriptedEngine(answer)
+    got = decode_region(engine, [1], old)
+    assert (got.start_line, got.end_line, got.new_lines) == (0, 1, ["def f(a, b):"])
+    # "    return a" and "" follow f and g alike: in step only once "def g(a):" is copied
+    assert engine.written == len("def f(a, b):\n    return a\n\ndef g(a):\n")  # and not a token more
 
 
 def test_rewrite_speaks_only_above_the_adapters_threshold():
