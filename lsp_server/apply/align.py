@@ -74,9 +74,12 @@ def signature(key: str) -> tuple[str, ...] | None:
     """The head two lines share when one edits the other: the first two tokens when the second
     is a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike;
     `self.`/`this.` does not count as the name (`if self.match_text()` and `if self.match_tag()`
-    test different things)."""
+    test different things); a definition's is its name (`pub fn`, `async def`, a Go method's
+    receiver say nothing of which definition it is)."""
     if is_trivial(key) or IMPORT.match(key) or key.startswith(("#", "//", "/*", "*")):
         return None
+    if DEFINITION.match(key) and (name := NAME.match(key)):
+        return ("def", name.group(1))
     toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:6]]
     if len(toks) > 3 and toks[1] in SELF and toks[2] == ".":
         return tuple(toks[:4])
@@ -532,22 +535,25 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
 
 
 def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
-                   pairs: frozenset[tuple[str, str]]) -> tuple[frozenset[int], frozenset[int]]:
+                   pairs: frozenset[tuple[str, str]], named: bool = False) -> tuple[frozenset[int], frozenset[int]]:
     """Sketch lines inside a block whose opening line the file has in no form (not as it is, not
     alike, not renamed as the sketch renames): the body of a new definition, which edits no line
     of another block; and the brackets closing such blocks, which are no closing bracket of the
-    file's."""
+    file's. named: nor an opening line of the same name at that depth (`constructor(` written
+    over three lines edits the file's `constructor(a, b) {`)."""
     out: set[int] = set()
     closers: set[int] = set()
     stack: list[tuple[int, bool]] = []  # (depth, new?) of the openers around the line
+    last_at: dict[int, str] = {}  # depth → the last line there (a header's first line, for `) {`)
     for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
         if is_marker:
-            stack = []
+            stack, last_at = [], {}
             continue
         key = line.strip()
         if not key:
             continue
         depth = len(indent_of(line))
+        header, last_at[depth] = (last_at.get(depth, key) if key[0] in ")]" else key), key
         while stack and stack[-1][0] >= depth:
             if stack[-1][0] == depth and stack[-1][1] and key[:1] in "}])":
                 closers.add(i)
@@ -556,8 +562,20 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
             out.add(i)
         if OPENER.search(key):
             new = orig.counts.get(key, 0) == 0 and not len(edited_lines(orig, line, renamed, pairs))
+            if new and named:
+                head = _head(header)
+                new = head is None or not any(orig.indent[j] == depth and OPENER.search(orig.keys[j])
+                                              and _head(orig.keys[j]) == head for j in orig.lines_with(head))
             stack.append((depth, new))
     return frozenset(out), frozenset(closers)
+
+
+def _head(key: str) -> str | None:
+    """The name an opening line opens: a definition's name, else its first word."""
+    if DEFINITION.match(key) and (m := NAME.match(key)):
+        return m.group(1)
+    m = WORD.match(key)
+    return m.group(0) if m else None
 
 
 @dataclass
@@ -576,10 +594,13 @@ class _Costs:
     barriers: dict[int, np.ndarray]
 
 
-def align(orig: Original, sketch: Sketch) -> list[Op]:
+def align(orig: Original, sketch: Sketch, new_bodies: bool = False) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
     sketch line once (MATCH/NEW), in output order. Sure anchors (see _sure_anchors) cut the
-    programme into parts solved apart: the same path, in a fraction of the cells."""
+    programme into parts solved apart: the same path, in a fraction of the cells.
+    new_bodies: the second reading, where the body of a block whose opening line the file does
+    not have matches none of the file's lines (a new definition copied from an old one and
+    changed is new code; the first reading may take it for the old one, edited)."""
     n, s = len(orig.lines), sketch.lines
     m = len(s)
     protected = _protected(orig, sketch)
@@ -588,6 +609,8 @@ def align(orig: Original, sketch: Sketch) -> list[Op]:
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
     in_new, new_closers = _in_new_blocks(orig, sketch, renamed, pairs)
+    if new_bodies:  # (new: nor named as an opening line of the file's; its body and closer written anew)
+        new_closers = frozenset().union(*_in_new_blocks(orig, sketch, renamed, pairs, named=True))
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
                {shown[0], shown[-1]} if shown else set(),
                *_anchored(orig, sketch),
@@ -727,7 +750,7 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         edits = _edit_costs(orig, c, s[i], key, count, ins, i, lo, hi)  # local line → cost of editing it
         for j, cost in edits.items():
             a[j + 1] = min(a[j + 1], prev[j] + cost)
-        sid = orig.ids.get(key) if i not in c.new_closers else None
+        sid = orig.ids.get(key) if i not in c.new_closers else None  # (new code: written anew)
         hits = orig.at_id.get(sid) if sid is not None else None
         if hits is not None:
             if i in c.pinned_closers:  # (the block's own closing bracket, no other)

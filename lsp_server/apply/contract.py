@@ -7,7 +7,7 @@ row is a change of CONTRACT_VERSION.
 """
 from __future__ import annotations
 
-CONTRACT_VERSION = 3  # 2: doc_comment_rewritten; 3: imports with names added or removed are edits
+CONTRACT_VERSION = 4  # 2: doc_comment_rewritten; 3: imports with names added or removed are edits; 4: weak anchors whose edits fit one place, the second reading of new definitions
 
 # (row, what the sketch shows, what it means)
 ROWS: tuple[tuple[str, str, str], ...] = (
@@ -55,10 +55,11 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("floating_import", "new imports alone between two markers",
      "in the file's first run of imports, where its sorted order puts them (else after it)"),
     ("weak_anchor_ambiguous", "a stretch between markers whose shown lines the file has together in several places",
-     "refused with the number of places"),
+     "refused with the number of places, unless at only one of them the lines it writes anew edit lines like them"),
     ("copy_of_the_definition_above", "new code that copies lines of the definition next to it",
      "new code: the first and last shown lines of a stretch are its context, and a definition whose name "
-     "the sketch still uses is never deleted or renamed"),
+     "the sketch still uses is never deleted or renamed; when reading its lines as the file's does not verify, "
+     "the body of a definition the file has under no name is read as new"),
     ("empty_marker_beside_deletion", "a marker that stands for no line, next to lines the sketch deletes",
      "refused: the marker was written for code the alignment took"),
     ("result_must_parse", "a result that parses worse than the original", "refused"),

@@ -123,7 +123,22 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
     pairs = [(orig.lines[op.o], sketch.lines[op.s]) for op in ops if op.kind is Kind.MATCH]
     ind = learn_indentation(body, [x for x, m in zip(sketch.lines, sketch.marker) if not m], pairs)
 
-    lines, conf = _place_and_render(ops, orig, sketch, ind, path, chooser, notes)
+    kept_notes = list(notes)
+    try:
+        lines, conf = _place_and_render(ops, orig, sketch, ind, path, chooser, notes)
+    except ApplyError as refused:
+        # The second reading: the bodies of blocks the file does not have are new code. The first
+        # lets their lines match the file's, which reads a definition copied from another as that
+        # one, edited; when that draft fails, this one is tried before refusing with the first
+        # reading's reason.
+        again = align(orig, sketch, new_bodies=True)
+        if again == ops:
+            raise
+        notes[:] = kept_notes  # (the first draft's placement notes are not this one's)
+        try:
+            lines, conf = _place_and_render(again, orig, sketch, ind, path, chooser, notes)
+        except ApplyError:
+            raise refused from None
     confidence = min(confidence, conf)
     out = "\n".join(lines + [""] * tail)
     if final_newline or (not text and out):

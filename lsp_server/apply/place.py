@@ -117,6 +117,15 @@ def _loose_places(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int
     return [p for p in starts if any(p < q < min(hi, p + (i1 - i0) + LOOSE + 1) for q in ends)]
 
 
+def _edits_fit(orig: Original, sketch: Sketch, j0: int, edits: list[tuple[int, Op]], places: list[int],
+               renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> list[int]:
+    """The places (of a weakly shown stretch's first shown line, now at j0) where each line the
+    stretch writes in place of a line of the file edits a line like it: elsewhere its anchors fit
+    too, but its new lines would replace unrelated code."""
+    return [q for q in places if all(q + (o - j0) in edited_lines(orig, sketch.lines[op.s], renamed, pairs)
+                                     for o, op in edits)]
+
+
 def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int], orig: Original) -> list[Op]:
     """ops with the stretch's code placed in the gap of blank lines o[a:b]. Blank lines: the
     sketch's own before its code, else the gap's; after it the gap's (when the sketch gave its own
@@ -250,6 +259,8 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 shifts = loose  # (edits could make it fit elsewhere too)
             if len(shifts) <= 1:
                 continue
+            if edits and _edits_fit(orig, sketch, shown[0][1], edits, shifts, renamed, pairs) == [shown[0][1]]:
+                continue  # the one place where the lines it writes anew edit lines like them
             at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
             if (at_end and shown[0][1] == max(shifts)) or (at_start and shown[0][1] == min(shifts)):
                 continue  # at the sketch's edge with no marker there: the place nearest the file's edge

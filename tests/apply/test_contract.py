@@ -173,6 +173,10 @@ CASES = [
      PY4.replace("return b\n", "return b, a\n")),
     ("alike_line_edited", "m.js", JS4, "// ... existing code ...\n  const b = a * 2;\n  return b + a;\n}\n// ... existing code ...\n",
      JS4.replace("return b;", "return b + a;")),
+    # ... a definition's first line written over several lines edits the file's one of its name
+    ("alike_line_edited", "m.ts", 'export class Cache {\n  private hits = 0;\n\n  constructor(provider: Provider, onError?: (e: unknown) => void) {\n    this.provider = provider;\n    this.onError = onError;\n  }\n\n  get(): number {\n    return this.hits;\n  }\n}\n',
+     '// ... existing code ...\n  private hits = 0;\n\n  constructor(\n    provider: Provider,\n    onError?: (e: unknown) => void,\n    now: () => number = Date.now,\n  ) {\n    this.provider = provider;\n    this.onError = onError;\n    this.now = now;\n  }\n// ... existing code ...\n',
+     'export class Cache {\n  private hits = 0;\n\n  constructor(\n    provider: Provider,\n    onError?: (e: unknown) => void,\n    now: () => number = Date.now,\n  ) {\n    this.provider = provider;\n    this.onError = onError;\n    this.now = now;\n  }\n\n  get(): number {\n    return this.hits;\n  }\n}\n'),
     # 13. new lines between shown lines go there, in the file's indentation
     ("new_lines_between_shown_lines", "m.py", PY4.replace("    ", "\t"),
      "# ... existing code ...\n    a = x + 1\n    print(a)\n    b = a * 2\n# ... existing code ...\n",
@@ -209,6 +213,19 @@ CASES = [
      "# ... existing code ...\n    start()\n    a = 1\n    c = 3\n    finish()\n# ... existing code ...\n", "2 places fit"),
     ("weak_anchor_ambiguous", "m.js", "function f() {\n  let x = 1;\n  return x;\n}\n\nfunction g() {\n  let x = 1;\n  return x;\n}\n",
      "// ... existing code ...\n  let x = 1;\n  let y = 2;\n  return x;\n// ... existing code ...\n", "places fit"),
+    # ... but where, of those places, the lines it writes anew edit lines like them at one only: there
+    ("weak_anchor_ambiguous", "m.py",
+     "def f(items):\n    out.append(first)\n    for x in items:\n        check(x)\n        out.append(render(x))\n        done()\n\n\n"
+     "def g(items):\n    for x in items:\n        check(x)\n        total += 1\n        done()\n",
+     "# ... existing code ...\n        check(x)\n        out.append(render(x, seen))\n        done()\n# ... existing code ...\n",
+     "def f(items):\n    out.append(first)\n    for x in items:\n        check(x)\n        out.append(render(x, seen))\n        done()\n\n\n"
+     "def g(items):\n    for x in items:\n        check(x)\n        total += 1\n        done()\n"),
+    ("weak_anchor_ambiguous", "m.js",
+     "function f(items) {\n  for (const x of items) {\n    if (x == null) {\n      out.push('none');\n    } else {\n"
+     "      out.push(render(x));\n    }\n  }\n}\n\nfunction g(v) {\n  if (v) {\n    log(v);\n  } else {\n    return 2;\n  }\n}\n",
+     "// ... existing code ...\n    } else {\n      out.push(render(x, seen));\n    }\n// ... existing code ...\n",
+     "function f(items) {\n  for (const x of items) {\n    if (x == null) {\n      out.push('none');\n    } else {\n"
+     "      out.push(render(x, seen));\n    }\n  }\n}\n\nfunction g(v) {\n  if (v) {\n    log(v);\n  } else {\n    return 2;\n  }\n}\n"),
     # 17. a new definition copying the one above it is new code; the one above stays
     ("copy_of_the_definition_above", "m.py", PY4,
      "# ... existing code ...\n    return b\n\n\ndef f2(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\ndef g():\n# ... existing code ...\n",
@@ -216,6 +233,14 @@ CASES = [
     ("copy_of_the_definition_above", "m.js", JS4,
      "// ... existing code ...\n  return b;\n}\n\nfunction f2(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\nfunction g() {\n// ... existing code ...\n",
      JS4.replace("  return b;\n}\n\n", "  return b;\n}\n\nfunction f2(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\n", 1)),
+    # ... also beside one a marker stands for: read as that one edited, the draft would not parse;
+    # the second reading writes the body of a definition the file has under no name anew
+    ("copy_of_the_definition_above", "m.py", 'FLAGS = {}\n\n\n# Marks the flags as required.\n# Fails when a flag is missing.\ndef mark_required(names):\n    for n in names:\n        f = FLAGS.get(n)\n        if f is None:\n            raise KeyError(n)\n        f.required = True\n\n\n# Marks the flags as hidden.\ndef mark_hidden(names):\n    for n in names:\n        FLAGS[n].hide()\n',
+     '# ... existing code ...\n# Marks the flags as required.\n# ... existing code ...\n\n\n# Marks the flags as optional.\ndef mark_optional(names):\n    for n in names:\n        f = FLAGS.get(n)\n        if f is None:\n            raise KeyError(n)\n        f.optional = True\n\n\n# Marks the flags as hidden.\n# ... existing code ...\n',
+     'FLAGS = {}\n\n\n# Marks the flags as required.\n# Fails when a flag is missing.\ndef mark_required(names):\n    for n in names:\n        f = FLAGS.get(n)\n        if f is None:\n            raise KeyError(n)\n        f.required = True\n\n\n# Marks the flags as optional.\ndef mark_optional(names):\n    for n in names:\n        f = FLAGS.get(n)\n        if f is None:\n            raise KeyError(n)\n        f.optional = True\n\n\n# Marks the flags as hidden.\ndef mark_hidden(names):\n    for n in names:\n        FLAGS[n].hide()\n'),
+    ("copy_of_the_definition_above", "m.js", "const flags = new Map();\n\n// Marks the flags as required.\n// Fails when a flag is missing.\nfunction markRequired(names) {\n  for (const n of names) {\n    const f = flags.get(n);\n    if (f == null) {\n      throw new Error('no flag ' + n);\n    }\n    f.required = true;\n  }\n}\n\n// Marks the flags as hidden.\nfunction markHidden(names) {\n  names.forEach((n) => flags.get(n).hide());\n}\n",
+     "// ... existing code ...\n// Marks the flags as required.\n// ... existing code ...\n\n// Marks the flags as optional.\nfunction markOptional(names) {\n  for (const n of names) {\n    const f = flags.get(n);\n    if (f == null) {\n      throw new Error('no flag ' + n);\n    }\n    f.optional = true;\n  }\n}\n\n// Marks the flags as hidden.\n// ... existing code ...\n",
+     "const flags = new Map();\n\n// Marks the flags as required.\n// Fails when a flag is missing.\nfunction markRequired(names) {\n  for (const n of names) {\n    const f = flags.get(n);\n    if (f == null) {\n      throw new Error('no flag ' + n);\n    }\n    f.required = true;\n  }\n}\n\n// Marks the flags as optional.\nfunction markOptional(names) {\n  for (const n of names) {\n    const f = flags.get(n);\n    if (f == null) {\n      throw new Error('no flag ' + n);\n    }\n    f.optional = true;\n  }\n}\n\n// Marks the flags as hidden.\nfunction markHidden(names) {\n  names.forEach((n) => flags.get(n).hide());\n}\n"),
     # 18. a marker that stands for nothing next to a deletion: refused
     ("empty_marker_beside_deletion", "m.py", "a = 1\nb = 2\nc = 3\nd = 4\n", "a = 1\n# ...\nb = 2\nd = 40\n",
      "stands for no line of the file"),
