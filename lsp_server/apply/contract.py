@@ -58,8 +58,9 @@ ROWS: tuple[tuple[str, str, str], ...] = (
      "refused with the number of places, unless at only one of them the lines it writes anew edit lines like them"),
     ("copy_of_the_definition_above", "new code that copies lines of the definition next to it",
      "new code: the first and last shown lines of a stretch are its context, and a definition whose name "
-     "the sketch still uses is never deleted or renamed; when reading its lines as the file's does not verify, "
-     "the body of a definition the file has under no name is read as new"),
+     "the sketch still uses is never deleted or renamed; when reading its lines as the file's does not verify "
+     "or moves a line the sketch shows as the file has it, the body of a definition the file has under no name "
+     "is read as new"),
     ("empty_marker_beside_deletion", "a marker that stands for no line, next to lines the sketch deletes",
      "refused: the marker was written for code the alignment took"),
     ("result_must_parse", "a result that parses worse than the original", "refused"),

@@ -20,7 +20,7 @@ from lsp_server.apply.layout import definition_spacing, merged_blank_runs, whole
 from lsp_server.apply.place import place, replaced_returns, rewritten_blocks, rewritten_doc_comments
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, learn_indentation, parse
 from lsp_server.text import indent_of
-from lsp_server.apply.verify import Draft, first_failure
+from lsp_server.apply.verify import Draft, first_doubt, first_failure
 from lsp_server.protocol import detect_eol, normalise_eol
 
 log = logging.getLogger(__name__)
@@ -70,9 +70,9 @@ def _render(ops: Sequence[Op], orig: Original, sketch: Sketch, ind: Indentation)
 
 
 def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str,
-                      chooser: Chooser | None, notes: list[str]) -> tuple[list[str], float]:
+                      chooser: Chooser | None, notes: list[str]) -> tuple[list[str], float, str | None]:
     """Passes 3 to 5 over the alignment: placement and layout, render, verify → (the result's
-    lines, confidence), or ApplyError with the reason."""
+    lines, confidence, a doubt about it or None), or ApplyError with the reason."""
     def render_text(candidate: list[Op]) -> str:
         return "\n".join(_render(candidate, orig, sketch, ind) + [""]) + "\n"
 
@@ -84,10 +84,39 @@ def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indent
     placed = merged_blank_runs(whole_blank_runs(placed, orig, sketch), orig, sketch)
     placed = definition_spacing(placed, orig, sketch, ind.convert)
     lines = _render(placed, orig, sketch, ind)
-    reason = first_failure(Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed)))
+    draft = Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed))
+    reason = first_failure(draft)
     if reason is not None:
         raise ApplyError(reason)
-    return lines, 0.8 if len(notes) > before else 1.0
+    return lines, 0.8 if len(notes) > before else 1.0, first_doubt(draft)
+
+
+def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str, chooser: Chooser | None,
+          notes: list[str]) -> tuple[list[str], float]:
+    """The first reading's draft, unless it fails verification or is in doubt and the second
+    reading's passes: the bodies of blocks the file does not have in any form are new code. The
+    first lets their lines match the file's, which reads a definition copied from another as that
+    one, edited. Neither passing: the first reading's reason."""
+    first_notes: list[str] = []
+    try:
+        lines, conf, doubt = _place_and_render(ops, orig, sketch, ind, path, chooser, first_notes)
+        first = (lines, conf, first_notes)
+    except ApplyError as exc:
+        first, doubt, refused = None, None, exc
+    if first is None or doubt is not None:
+        again = align(orig, sketch, new_bodies=True)
+        if again != ops:
+            second_notes: list[str] = []
+            try:
+                lines, conf, second_doubt = _place_and_render(again, orig, sketch, ind, path, chooser, second_notes)
+                if first is None or second_doubt is None:
+                    first = (lines, conf, second_notes)
+            except ApplyError:
+                pass
+    if first is None:
+        raise refused
+    notes += first[2]
+    return first[0], first[1]
 
 
 def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None) -> Expansion:
@@ -123,22 +152,7 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
     pairs = [(orig.lines[op.o], sketch.lines[op.s]) for op in ops if op.kind is Kind.MATCH]
     ind = learn_indentation(body, [x for x, m in zip(sketch.lines, sketch.marker) if not m], pairs)
 
-    kept_notes = list(notes)
-    try:
-        lines, conf = _place_and_render(ops, orig, sketch, ind, path, chooser, notes)
-    except ApplyError as refused:
-        # The second reading: the bodies of blocks the file does not have are new code. The first
-        # lets their lines match the file's, which reads a definition copied from another as that
-        # one, edited; when that draft fails, this one is tried before refusing with the first
-        # reading's reason.
-        again = align(orig, sketch, new_bodies=True)
-        if again == ops:
-            raise
-        notes[:] = kept_notes  # (the first draft's placement notes are not this one's)
-        try:
-            lines, conf = _place_and_render(again, orig, sketch, ind, path, chooser, notes)
-        except ApplyError:
-            raise refused from None
+    lines, conf = _read(ops, orig, sketch, ind, path, chooser, notes)
     confidence = min(confidence, conf)
     out = "\n".join(lines + [""] * tail)
     if final_newline or (not text and out):

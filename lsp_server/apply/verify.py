@@ -66,6 +66,23 @@ def deletions_shown(d: Draft) -> str | None:
     return None
 
 
+def shown_lines_kept(d: Draft) -> str | None:
+    """A line the file has once and the sketch shows once, as it is, is that line: a draft that
+    drops the file's and writes the sketch's anew elsewhere has moved it, which a sketch may mean
+    (imports sorted, code moved into a block), or read the code around it wrong (a new definition
+    copying an old one, matched against the old one's lines). A doubt, not a refusal: DOUBTS."""
+    counts = Counter(x.strip() for x in d.original)
+    shown = Counter(x.strip() for x, m in zip(d.sketch.lines, d.sketch.marker) if not m)
+    dropped = {d.original[op.o].strip() for op in d.ops if op.kind is Kind.DROP}
+    for op in d.ops:
+        if op.kind is Kind.NEW and op.s >= 0:
+            key = d.sketch.lines[op.s].strip()
+            if key in dropped and counts[key] == 1 and shown[key] == 1 and not is_trivial(key):
+                return (f"the sketch shows {key[:60]!r} (its line {op.s + 1}) as the file has it, but the result would "
+                        "delete the file's and write it elsewhere: show the lines around it as the file has them")
+    return None
+
+
 def markers_stand_for_code(d: Draft) -> str | None:
     """A marker that stands for no line of the file, next to a stretch that deletes lines: the
     alignment took the lines the marker was written for (the sketch moved code, or its marker is
@@ -273,5 +290,13 @@ CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied
           no_definition_repeated, parses)
 
 
+# Checks a draft may fail and still be the result, when no other reading passes them all.
+DOUBTS = (shown_lines_kept,)
+
+
 def first_failure(d: Draft) -> str | None:
     return next((reason for check in CHECKS if (reason := check(d)) is not None), None)
+
+
+def first_doubt(d: Draft) -> str | None:
+    return next((reason for check in DOUBTS if (reason := check(d)) is not None), None)
