@@ -39,7 +39,7 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("alike_line_edited", "a new line where the file has an alike line (same statement head, or nearly the same "
      "text at the same depth, or one name renamed, or the same line without its trailing comment, or an import "
      "from the same place with names added or removed); a new `return` or `raise` right before a kept one of the "
-     "same head", "an edit of that line"),
+     "same head", "an edit of that line (of several alike lines, the one between the stretches around it)"),
     ("doc_comment_rewritten", "after a marker, new comment lines right above a definition it shows, where the file's "
      "comment above that definition says much the same (half of its words)",
      "the definition's comment rewritten: the old one goes (a comment about something else is added above it)"),

@@ -220,21 +220,22 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             continue  # it shows a line the file has once (or edits a definition there): the alignment placed it
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
         edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
-        if edits and not shown:
-            if edge:
-                continue  # edits at the file's edge, which the sketch's edge pins
-            written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
-            if len(written) == len(edits) and all(edited_lines(orig, sketch.lines[op.s], renamed, pairs).tolist() == [j]
-                                                  for j, op in edits):
-                continue  # only edits, each of the one line of the file like it
-            # several lines are like one it writes: nothing says it edits this one; it is new code
-            ops = ops[:a] + [Op(Kind.COVER, op.o) if op.kind is Kind.DROP else op for op in seg] + ops[b:]
-            seg = ops[a:b]
         n = len(orig.lines)
         before = _consumed(ops[:a])
         after = _consumed(ops[b:])
         lo = before[-1] + 1 if before else 0
         hi = after[0] if after else n
+        if edits and not shown:
+            if edge:
+                continue  # edits at the file's edge, which the sketch's edge pins
+            written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
+            if len(written) == len(edits) and all(
+                    [x for x in edited_lines(orig, sketch.lines[op.s], renamed, pairs).tolist() if lo <= x < hi] == [j]
+                    for j, op in edits):
+                continue  # only edits, each of the one line like it between the stretches around it
+            # several lines are like one it writes: nothing says it edits this one; it is new code
+            ops = ops[:a] + [Op(Kind.COVER, op.o) if op.kind is Kind.DROP else op for op in seg] + ops[b:]
+            seg = ops[a:b]
         text = next(sketch.lines[op.s] for op in seg if op.kind in (Kind.NEW, Kind.MATCH) and sketch.lines[op.s].strip())
         if not shown:
             if not st.marker_after and not st.marker_before and k == len(parts) - 1 and k == 0:
