@@ -570,6 +570,26 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
     return frozenset(out), frozenset(closers)
 
 
+def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
+    """The lines of `/* ... */` comments with a line the file does not have: a new doc comment,
+    whose `/**` and ` */` are no anchors (matched to another comment's, they pull the code
+    around them there)."""
+    out: set[int] = set()
+    start = None
+    for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
+        key = line.strip()
+        if is_marker:
+            start = None
+        elif start is None and key.startswith("/*"):
+            start = i
+        if start is not None and not is_marker and "*/" in key:
+            run = range(start, i + 1)
+            if any(sketch.lines[j].strip() not in orig.counts for j in run):
+                out.update(run)
+            start = None
+    return frozenset(out)
+
+
 def _head(key: str) -> str | None:
     """The name an opening line opens: a definition's name, else its first word."""
     if DEFINITION.match(key) and (m := NAME.match(key)):
@@ -610,7 +630,8 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False) -> list[Op]:
     pairs = renames(orig, sketch, renamed)
     in_new, new_closers = _in_new_blocks(orig, sketch, renamed, pairs)
     if new_bodies:  # (new: nor named as an opening line of the file's; its body and closer written anew)
-        new_closers = frozenset().union(*_in_new_blocks(orig, sketch, renamed, pairs, named=True))
+        new_closers = frozenset().union(*_in_new_blocks(orig, sketch, renamed, pairs, named=True),
+                                        _new_comments(orig, sketch))
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
                {shown[0], shown[-1]} if shown else set(),
                *_anchored(orig, sketch),

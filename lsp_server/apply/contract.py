@@ -7,7 +7,7 @@ row is a change of CONTRACT_VERSION.
 """
 from __future__ import annotations
 
-CONTRACT_VERSION = 4  # 2: doc_comment_rewritten; 3: imports with names added or removed are edits; 4: weak anchors whose edits fit one place, the second reading of new definitions
+CONTRACT_VERSION = 4  # 2: doc_comment_rewritten; 3: imports with names added or removed are edits; 4: weak anchors whose edits fit one place, the second reading of new definitions and comments, comment-only bodies
 
 # (row, what the sketch shows, what it means)
 ROWS: tuple[tuple[str, str, str], ...] = (
@@ -42,12 +42,14 @@ ROWS: tuple[tuple[str, str, str], ...] = (
      "same head", "an edit of that line (of several alike lines, the one between the stretches around it)"),
     ("doc_comment_rewritten", "after a marker, new comment lines right above a definition it shows, where the file's "
      "comment above that definition says much the same (half of its words)",
-     "the definition's comment rewritten: the old one goes (a comment about something else is added above it)"),
+     "the definition's comment rewritten: the old one goes (a comment about something else is added above it; a "
+     "new comment where the file has none is added, its delimiters no anchors)"),
     ("new_lines_between_shown_lines", "new lines between shown lines",
      "inserted there, in the file's indentation (tabs or spaces, the sketch's offset undone)"),
     ("block_body_rewritten", "a block's first line, then only new lines, then a marker no deeper than that line",
      "the block's body written anew: the old body goes, if the new one ends the block (`return`, `raise`...) "
-     "or rewrites a definition in at least half as many lines"),
+     "or rewrites a definition in at least half as many lines (comments or a docstring alone are no body: they head "
+     "the one the marker keeps)"),
     ("block_body_or_addition", "the same, otherwise", "refused: an addition at the block's start reads as well"),
     ("floating_code_ambiguous", "new code between two markers, with no line of the file",
      "placed in the one gap between statements at its depth between the stretches around it; in several, "

@@ -358,7 +358,9 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
                      for b in code)
         if not code or not deeper or not (0 <= after < len(sketch.lines) and sketch.marker[after]) \
                 or len(indent_of(sketch.lines[after])) > len(indent_of(sketch.lines[op.s])) \
-                or x >= len(out) or out[x].kind is not Kind.COVER or out[x].o != j + 1:
+                or x >= len(out) or out[x].kind is not Kind.COVER or out[x].o != j + 1 \
+                or _only_comments([sketch.lines[b.s].strip() for b in code]):
+            # (a doc comment or docstring alone is no body: it heads the one the marker keeps)
             k += 1
             continue
         end = block_end(orig, j)
@@ -380,6 +382,15 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
 
 
 COMMENT = re.compile(r"^(?://|#(?![\[!])|/\*|\*|--)")  # a comment line (Rust's `#[...]` is an attribute)
+DOCSTRING = re.compile(r"^[rRuU]?(\"\"\"|\'\'\')")
+
+
+def _only_comments(keys: list[str]) -> bool:
+    """Are these (stripped, non-blank) lines comments only, or one docstring?"""
+    if all(COMMENT.match(k) for k in keys):
+        return True
+    m = DOCSTRING.match(keys[0])
+    return m is not None and keys[-1].endswith(m.group(1)) and (len(keys) > 1 or len(keys[0]) >= len(m.group(0)) + 3)
 DOC_WORD = re.compile(r"[a-z]{3,}")
 DOC_SHARED = 0.5  # of the old comment's words: the new comment says the same thing again
 
