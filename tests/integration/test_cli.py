@@ -46,6 +46,7 @@ def test_missing_model_says_how_to_install(tmp_path):
 
 def test_corrupt_model_is_reported(tmp_path):
     from lsp_server.model_store.install import RECEIPT, RECEIPT_VERSION, VARIANT_FILES
+    from lsp_server.model_store.manifest import load_manifest
 
     vdir = tmp_path / "home" / "models" / "qwen2.5-coder-0.5b" / "int8"
     vdir.mkdir(parents=True)
@@ -54,7 +55,9 @@ def test_corrupt_model_is_reported(tmp_path):
         (vdir / name).write_bytes(b"garbage")
         files[name] = {"size": 7, "sha256": "0"}
     (vdir / "genai_config.json").write_text("{}")
-    (vdir / RECEIPT).write_text(json.dumps({"version": RECEIPT_VERSION, "files": files}))
+    spec = load_manifest().get("qwen2.5-coder-0.5b")  # built with the manifest's adapter, as installed
+    (vdir / RECEIPT).write_text(json.dumps({"version": RECEIPT_VERSION, "files": files,
+                                            "adapter_sha256": spec.adapter.sha256 if spec.adapter else None}))
     f = tmp_path / "x.py"
     f.write_text("x = 1\n")
     err = one_line_error(run_cli("complete", str(f), "--line", "0", "--character", "5", env={"TANDEM_HOME": str(tmp_path / "home")}))
