@@ -496,10 +496,17 @@ def save_checkpoint(out: Path, model, opt, step: int, cfg: TrainConfig, data_sha
     shutil.rmtree(old, ignore_errors=True)
 
 
-def load_checkpoint(out: Path, model, opt, cfg: TrainConfig, data_sha: str) -> int:
+def load_adapter_weights(model, folder: Path, device: str = "cpu") -> list[str]:
+    """A saved adapter's (or a checkpoint's) LoRA weights into the peft model, in fp32; returns
+    the keys it has that the model's LoRA configuration lacks."""
     from peft import set_peft_model_state_dict
     from safetensors.torch import load_file
 
+    saved = {k: v.float() for k, v in load_file(str(Path(folder) / ADAPTER_FILE), device=device).items()}
+    return set_peft_model_state_dict(model, saved).unexpected_keys
+
+
+def load_checkpoint(out: Path, model, opt, cfg: TrainConfig, data_sha: str) -> int:
     ckpt = out / "checkpoint"
     # on the CPU: RNG states must be CPU tensors; the optimizer moves its state to the parameters
     state = torch.load(ckpt / "state.pt", map_location="cpu", weights_only=True)
@@ -509,9 +516,8 @@ def load_checkpoint(out: Path, model, opt, cfg: TrainConfig, data_sha: str) -> i
         differ.append("training data")
     if differ:
         raise SystemExit(f"--resume: the checkpoint was trained with other {', '.join(differ)}; use a new --out")
-    res = set_peft_model_state_dict(model, load_file(str(ckpt / ADAPTER_FILE), device=cfg.device))
-    if res.unexpected_keys:
-        raise SystemExit(f"--resume: checkpoint adapter does not fit the model: {res.unexpected_keys[:3]}")
+    if (unexpected := load_adapter_weights(model, ckpt, cfg.device)):
+        raise SystemExit(f"--resume: checkpoint adapter does not fit the model: {unexpected[:3]}")
     opt.load_state_dict(state["optimizer"])
     set_rng_state(state["rng"])
     return state["step"]
@@ -668,13 +674,8 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(cfg.seed)  # the LoRA init, then dropout
     base_name = MODEL_NAME if args.base == default_base() else str(args.base)
     model = add_lora(model, cfg.lora, base_name).to(cfg.device)
-    if args.init_adapter is not None:
-        from peft import set_peft_model_state_dict
-        from safetensors.torch import load_file
-
-        saved = {k: v.float() for k, v in load_file(str(args.init_adapter / ADAPTER_FILE)).items()}
-        if set_peft_model_state_dict(model, saved).unexpected_keys:
-            raise SystemExit(f"--init-adapter: {args.init_adapter} does not fit this LoRA configuration")
+    if args.init_adapter is not None and load_adapter_weights(model, args.init_adapter, cfg.device):
+        raise SystemExit(f"--init-adapter: {args.init_adapter} does not fit this LoRA configuration")
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     meta = {"command": " ".join([sys.executable, *sys.argv]), "seed": cfg.seed, "config": asdict(cfg),
             "base": {"path": str(args.base), "name": base_name,

@@ -97,26 +97,27 @@ def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path:
     reading's passes: the bodies of blocks the file does not have in any form are new code. The
     first lets their lines match the file's, which reads a definition copied from another as that
     one, edited. Neither passing: the first reading's reason."""
+    chosen, refused = None, None  # chosen: (lines, confidence, notes)
     first_notes: list[str] = []
     try:
         lines, conf, doubt = _place_and_render(ops, orig, sketch, ind, path, chooser, first_notes)
-        first = (lines, conf, first_notes)
+        chosen = (lines, conf, first_notes)
     except ApplyError as exc:
-        first, doubt, refused = None, None, exc
-    if first is None or doubt is not None:
+        doubt, refused = None, exc
+    if chosen is None or doubt is not None:
         again = align(orig, sketch, new_bodies=True)
         if again != ops:
             second_notes: list[str] = []
             try:
                 lines, conf, second_doubt = _place_and_render(again, orig, sketch, ind, path, chooser, second_notes)
-                if first is None or second_doubt is None:
-                    first = (lines, conf, second_notes)
+                if chosen is None or second_doubt is None:
+                    chosen = (lines, conf, second_notes)
             except ApplyError:
                 pass
-    if first is None:
+    if chosen is None:
         raise refused
-    notes += first[2]
-    return first[0], first[1]
+    notes += chosen[2]
+    return chosen[0], chosen[1]
 
 
 def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None) -> Expansion:

@@ -383,6 +383,8 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
 
 COMMENT = re.compile(r"^(?://|#(?![\[!])|/\*|\*|--)")  # a comment line (Rust's `#[...]` is an attribute)
 DOCSTRING = re.compile(r"^[rRuU]?(\"\"\"|\'\'\')")
+DOC_WORD = re.compile(r"[a-z]{3,}")
+DOC_SHARED = 0.5  # of the old comment's words: the new comment says the same thing again
 
 
 def _only_comments(keys: list[str]) -> bool:
@@ -391,8 +393,6 @@ def _only_comments(keys: list[str]) -> bool:
         return True
     m = DOCSTRING.match(keys[0])
     return m is not None and keys[-1].endswith(m.group(1)) and (len(keys) > 1 or len(keys[0]) >= len(m.group(0)) + 3)
-DOC_WORD = re.compile(r"[a-z]{3,}")
-DOC_SHARED = 0.5  # of the old comment's words: the new comment says the same thing again
 
 
 def rewritten_doc_comments(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:

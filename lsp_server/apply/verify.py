@@ -31,6 +31,16 @@ class Draft:
         return "\n".join(self.result) + "\n"
 
     @cached_property
+    def counts(self) -> Counter:
+        """How often the file has each (stripped) line."""
+        return Counter(x.strip() for x in self.original)
+
+    @cached_property
+    def written(self) -> Counter:
+        """How often the sketch writes each (stripped) line, markers aside."""
+        return Counter(x.strip() for x, m in zip(self.sketch.lines, self.sketch.marker) if not m)
+
+    @cached_property
     def changed(self) -> set[int]:
         """Result lines the sketch wrote or re-indented, and those on each side of a deletion."""
         out: set[int] = set()
@@ -71,13 +81,11 @@ def shown_lines_kept(d: Draft) -> str | None:
     drops the file's and writes the sketch's anew elsewhere has moved it, which a sketch may mean
     (imports sorted, code moved into a block), or read the code around it wrong (a new definition
     copying an old one, matched against the old one's lines). A doubt, not a refusal: DOUBTS."""
-    counts = Counter(x.strip() for x in d.original)
-    shown = Counter(x.strip() for x, m in zip(d.sketch.lines, d.sketch.marker) if not m)
     dropped = {d.original[op.o].strip() for op in d.ops if op.kind is Kind.DROP}
     for op in d.ops:
         if op.kind is Kind.NEW and op.s >= 0:
             key = d.sketch.lines[op.s].strip()
-            if key in dropped and counts[key] == 1 and shown[key] == 1 and not is_trivial(key):
+            if key in dropped and d.counts[key] == 1 and d.written[key] == 1 and not is_trivial(key):
                 return (f"the sketch shows {key[:60]!r} (its line {op.s + 1}) as the file has it, but the result would "
                         "delete the file's and write it elsewhere: show the lines around it as the file has them")
     return None
@@ -136,15 +144,13 @@ def no_context_copied(d: Draft) -> str | None:
     its stretch keeps the same line within NEAR lines of the stretch: the sketch meant it as
     context (or moved it), and the result would have it twice. (A new definition copying a line
     of the one next to it is not refused.)"""
-    counts = Counter(x.strip() for x in d.original)
-    written = Counter(x.strip() for x, m in zip(d.sketch.lines, d.sketch.marker) if not m)
     markers = [i for i, m in enumerate(d.sketch.marker) if m]
     cover = {op.o: (k, op.s) for k, op in enumerate(d.ops) if op.kind is Kind.COVER}
     for k, op in enumerate(d.ops):
         if op.kind is not Kind.NEW or op.s < 0 or (k and replaces(d.ops, k - 1)):
             continue  # (a line written in place of an alike one edits it)
         key = d.sketch.lines[op.s].strip()
-        if counts.get(key) != 1 or written[key] > 1 or is_trivial(key) or len(key) <= 3 or BLOCK_WORD.match(key):
+        if d.counts.get(key) != 1 or d.written[key] > 1 or is_trivial(key) or len(key) <= 3 or BLOCK_WORD.match(key):
             continue
         j = next(x for x, line in enumerate(d.original) if line.strip() == key)
         if j not in cover:

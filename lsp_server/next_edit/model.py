@@ -164,8 +164,8 @@ def decode_region(engine, prompt: list[int], old: list[str], max_new_tokens: int
         if FENCE in answer:
             new = parse_answer(answer)
             break
-        if answer.count("\n") > lines_seen:  # a line completed: back in step with the region?
-            lines_seen = answer.count("\n")
+        if (seen := answer.count("\n")) > lines_seen:  # a line completed: back in step with the region?
+            lines_seen = seen
             new = resynced(old, answer.split("\n")[:-1])
             if new is not None:
                 break
