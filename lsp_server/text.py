@@ -5,14 +5,35 @@ from __future__ import annotations
 
 import re
 
+# A class member of JavaScript/TypeScript that opens its body on its own line: `cleanup() {`,
+# `private async load(id: string): Promise<T> {`, `get size() {`. No keyword names it, so the
+# shape does: a name (not a statement keyword), parameters, an optional return type, `{` — and
+# no `=> {` or `function` (a call given a callback: `describe("x", () => {`).
+_MEMBER = (r"(?:(?:public|private|protected|static|async|override|readonly|abstract)\s+)*(?:(get|set)\s+)?\*?"
+           r"(?!(?:if|for|while|switch|catch|return|function|with|else|do|try|new|await|typeof|super)\b)"
+           r"([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\((?!.*(?:=>\s*\{\s*$|\bfunction\b))[^;]*\)\s*(?::.+)?\{\s*$"
+           # (or parameters on the lines below: the constructor, or after a modifier; `foo(` alone is a call)
+           r"|(?:(?:public|private|protected|static|async|override|abstract)\s+)+\*?([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\(\s*$"
+           r"|(constructor)\s*\(\s*$")
 # A line that opens a definition: def/class/function/func/fn/interface/struct/enum/impl/trait/
-# type/mod, after the modifiers that may precede them (export, default, pub, async, static).
+# type/mod, after the modifiers that may precede them (export, default, pub, async, static); or a
+# class member of JavaScript/TypeScript.
 DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
                         r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w"
-                        r"|^func\s+\([^)]*\)\s*\w")  # (a Go method: its receiver first)
-# The name a definition line defines (group 1).
-NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
-                  r"([A-Za-z_$][\w$]*)")
+                        r"|^func\s+\([^)]*\)\s*\w"  # (a Go method: its receiver first)
+                        r"|^" + _MEMBER)
+_NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
+                  r"([A-Za-z_$][\w$]*)|^" + _MEMBER)
+
+
+def definition_name(line: str) -> str | None:
+    """The name a definition line (stripped) defines; None for any other line."""
+    if not DEFINITION.match(line):
+        return None
+    m = _NAME.match(line)
+    if m is None:
+        return None
+    return m.group(1) or (f"{m.group(2)} {m.group(3)}" if m.group(2) else m.group(3) or m.group(4) or m.group(5))  # (a getter and its setter: two)
 
 
 def indent_of(line: str) -> str:

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
-from lsp_server.text import DEFINITION, NAME, indent_of
+from lsp_server.text import DEFINITION, definition_name, indent_of
 
 MATCH, INS, ALIKE, DEL, DEL_BLANK, EMPTY, HINT = 80, 8, 4, 8, 4, 12, 1
 END, PINNED = 2 * MATCH, 50 * MATCH  # re-typing the first or last line of a stretch (see _stretch_ends)
@@ -78,8 +78,8 @@ def signature(key: str) -> tuple[str, ...] | None:
     receiver say nothing of which definition it is)."""
     if is_trivial(key) or IMPORT.match(key) or key.startswith(("#", "//", "/*", "*")):
         return None
-    if DEFINITION.match(key) and (name := NAME.match(key)):
-        return ("def", name.group(1))
+    if name := definition_name(key):
+        return ("def", name)
     toks = ["#" if t[0].isdigit() else t for t in TOKEN.findall(key)[:6]]
     if len(toks) > 3 and toks[1] in SELF and toks[2] == ".":
         return tuple(toks[:4])
@@ -332,8 +332,8 @@ def same_definition(old: str, new: str) -> bool:
     """Do both lines define the same name (`def f(a)` → `def f(a, b)`)?"""
     if not (DEFINITION.match(old) and DEFINITION.match(new)):
         return False
-    a, b = NAME.match(old), NAME.match(new)
-    return a is not None and b is not None and a.group(1) == b.group(1)
+    a = definition_name(old)
+    return a is not None and a == definition_name(new)
 
 
 def edits_its_definition(orig: Original, j: int, new: str) -> bool:
@@ -523,14 +523,13 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     edited into another one (new code that copies an old function is not that function renamed)."""
     written = [x.strip() for x, m in zip(sketch.lines, sketch.marker) if not m]
     words = set(WORD.findall("\n".join(written)))
-    words -= {name.group(1) for x in written if DEFINITION.match(x) and (name := NAME.match(x))}  # (edited there)
+    words -= {definition_name(x) for x in written}  # (edited there)
     words -= {m.group(1) for x in written if (m := ASSIGNED.match(x))}  # (or defined anew)
     shown = set(written)
     out = np.zeros(len(orig.keys), dtype=bool)
     for j, key in enumerate(orig.keys):
         if key and key not in shown and DEFINITION.match(key):
-            name = NAME.match(key)
-            out[j] = name is not None and name.group(1) in words
+            out[j] = definition_name(key) in words
     return out
 
 
@@ -592,8 +591,8 @@ def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
 
 def _head(key: str) -> str | None:
     """The name an opening line opens: a definition's name, else its first word."""
-    if DEFINITION.match(key) and (m := NAME.match(key)):
-        return m.group(1)
+    if name := definition_name(key):
+        return name
     m = WORD.match(key)
     return m.group(0) if m else None
 

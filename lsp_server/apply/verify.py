@@ -10,7 +10,7 @@ from functools import cached_property
 
 from lsp_server.syntax import check as syntax
 from lsp_server.apply.align import Kind, Op, replaces
-from lsp_server.text import DEFINITION, NAME
+from lsp_server.text import DEFINITION, definition_name
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
 
 
@@ -212,16 +212,16 @@ def no_definition_repeated(d: Draft) -> str | None:
         depth = len(line) - len(line.lstrip())
         for w in [w for w in last if w > depth]:
             del last[w]
-        name = NAME.match(key) if DEFINITION.match(key) and not key.endswith(";") and not _decorated(lines, i) else None
+        name = definition_name(key) if not key.endswith(";") and not _decorated(lines, i) else None
         if name is None:
             if not (key[0] in "}])" and is_trivial(key)):  # (a body's closing bracket ends nothing between)
                 last.pop(depth, None)
             continue
         seen = last.get(depth)
-        if seen is not None and seen[0] == name.group(1) and seen[1] != new:
-            return (f"the result would define {name.group(1)!r} twice in a row: show the first line of the definition "
+        if seen is not None and seen[0] == name and seen[1] != new:
+            return (f"the result would define {name!r} twice in a row: show the first line of the definition "
                     "the sketch replaces as the file has it, or the lines around it")
-        last[depth] = (name.group(1), new, i)
+        last[depth] = (name, new, i)
     return None
 
 

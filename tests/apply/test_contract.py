@@ -184,6 +184,13 @@ CASES = [
     ("alike_line_edited", "m.ts", 'export class Cache {\n  private hits = 0;\n\n  constructor(provider: Provider, onError?: (e: unknown) => void) {\n    this.provider = provider;\n    this.onError = onError;\n  }\n\n  get(): number {\n    return this.hits;\n  }\n}\n',
      '// ... existing code ...\n  private hits = 0;\n\n  constructor(\n    provider: Provider,\n    onError?: (e: unknown) => void,\n    now: () => number = Date.now,\n  ) {\n    this.provider = provider;\n    this.onError = onError;\n    this.now = now;\n  }\n// ... existing code ...\n',
      'export class Cache {\n  private hits = 0;\n\n  constructor(\n    provider: Provider,\n    onError?: (e: unknown) => void,\n    now: () => number = Date.now,\n  ) {\n    this.provider = provider;\n    this.onError = onError;\n    this.now = now;\n  }\n\n  get(): number {\n    return this.hits;\n  }\n}\n'),
+    # ... a class member's first line (no keyword names it) edits the member of that name; the line
+    # the sketch no longer shows under it is deleted by adjacency
+    ("alike_line_edited", "m.js", "class TTL {\n  set(key, value) {\n    const now = Date.now();\n    this.cleanup();\n  }\n\n"
+     "  cleanup() {\n    const now = Date.now();\n    for (const [k, e] of this.map) {\n      if (e.at < now) this.map.delete(k);\n    }\n  }\n}\n",
+     "// ... existing code ...\n  cleanup(now = Date.now()) {\n    for (const [k, e] of this.map) {\n// ... existing code ...\n",
+     "class TTL {\n  set(key, value) {\n    const now = Date.now();\n    this.cleanup();\n  }\n\n"
+     "  cleanup(now = Date.now()) {\n    for (const [k, e] of this.map) {\n      if (e.at < now) this.map.delete(k);\n    }\n  }\n}\n"),
     # ... of several alike lines, the one between the stretches around it
     ("alike_line_edited", "m.py", 'def show(w, left, help, default):\n    w.write(left + help + default)\n\n\ndef a(w):\n    show(w, "a", "x", "")\n    show(w, "b", "y", "")\n\n\ndef b(w, spec):\n    left = spec.name\n    show(w, left, spec.help, spec.default)\n    return left\n\n\ndef c():\n    return 0\n',
      '# ... existing code ...\ndef show(w, left, help, default, env):\n    w.write(left + help + default + env)\n\n\ndef a(w):\n    show(w, "a", "x", "", "")\n    show(w, "b", "y", "", "")\n# ... existing code ...\n    show(w, left, spec.help, spec.default, spec.env)\n# ... existing code ...\n',
