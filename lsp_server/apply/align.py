@@ -474,6 +474,18 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
     return out
 
 
+def _closing_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
+    """Closing-bracket lines (`}`, `});`) right before a marker, after a shown line, that the file has."""
+    s, marker = sketch.lines, sketch.marker
+    out = set()
+    for i in range(1, len(s) - 1):
+        key = s[i].strip()
+        if key and key[0] in "})]" and is_trivial(key) and orig.counts.get(key, 0) and marker[i + 1] \
+                and not marker[i - 1] and s[i - 1].strip():
+            out.add(i)
+    return frozenset(out)
+
+
 def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
     """The first and last telling lines between markers (blank and trivial lines aside), when
     the file has them: a sketch shows unchanged lines around each change, so these are context. Re-typing
@@ -613,13 +625,17 @@ class _Costs:
     barriers: dict[int, np.ndarray]
 
 
-def align(orig: Original, sketch: Sketch, new_bodies: bool = False) -> list[Op]:
+def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_close: bool = False) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
     sketch line once (MATCH/NEW), in output order. Sure anchors (see _sure_anchors) cut the
     programme into parts solved apart: the same path, in a fraction of the cells.
     new_bodies: the second reading, where the body of a block whose opening line the file does
     not have matches none of the file's lines (a new definition copied from an old one and
-    changed is new code; the first reading may take it for the old one, edited)."""
+    changed is new code; the first reading may take it for the old one, edited).
+    closers_close: the third reading, where a closing bracket that ends a stretch before a marker
+    is the file's (re-typing it costs END): what the file has between it and the line shown above
+    it goes, by adjacency. The first lets it be a new bracket and the marker keep those lines,
+    which leaves a statement cut in two."""
     n, s = len(orig.lines), sketch.lines
     m = len(s)
     protected = _protected(orig, sketch)
@@ -634,7 +650,8 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False) -> list[Op]:
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
                {shown[0], shown[-1]} if shown else set(),
                *_anchored(orig, sketch),
-               renamed, pairs, in_new, new_closers, _stretch_ends(orig, sketch), {})
+               renamed, pairs, in_new, new_closers,
+               _stretch_ends(orig, sketch) | (_closing_ends(orig, sketch) if closers_close else frozenset()), {})
     bounds = [(-1, -1)] + _sure_anchors(orig, sketch, c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
     if len(c.pairs) > 1:

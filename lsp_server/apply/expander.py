@@ -96,7 +96,8 @@ def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path:
     """The first reading's draft, unless it fails verification or is in doubt and the second
     reading's passes: the bodies of blocks the file does not have in any form are new code. The
     first lets their lines match the file's, which reads a definition copied from another as that
-    one, edited. Neither passing: the first reading's reason."""
+    one, edited. Neither passing: the third reading's, if it passes (align's closers_close), else
+    the first reading's reason."""
     chosen, refused = None, None  # chosen: (lines, confidence, notes)
     first_notes: list[str] = []
     try:
@@ -112,6 +113,14 @@ def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path:
                 lines, conf, second_doubt = _place_and_render(again, orig, sketch, ind, path, chooser, second_notes)
                 if chosen is None or second_doubt is None:
                     chosen = (lines, conf, second_notes)
+            except ApplyError:
+                pass
+    if chosen is None:  # the third: closing brackets before markers are the file's
+        again = align(orig, sketch, closers_close=True)
+        if again != ops:
+            try:
+                lines, conf, _ = _place_and_render(again, orig, sketch, ind, path, chooser, third_notes := [])
+                chosen = (lines, conf, third_notes)
             except ApplyError:
                 pass
     if chosen is None:

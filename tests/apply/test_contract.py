@@ -95,6 +95,16 @@ CASES = [
      PY4.replace("    b = a * 2\n", "")),
     ("deletion_by_adjacency", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return b;\n// ... existing code ...\n",
      JS4.replace("  const b = a * 2;\n", "")),
+    # ... a statement written over several lines, shown as one line, then the block's closing bracket
+    # and a marker: the bracket is the file's, so the statement's other lines go (not cut in two)
+    ("deletion_by_adjacency", "m.js",
+     "class Waker {\n  register(op) {\n    this.inner.register(op);\n    this.empty.store(\n      this.inner.selectors.length === 0,\n"
+     "      true,\n    );\n  }\n\n  unregister(op) {\n    this.inner.unregister(op);\n    this.empty.store(\n"
+     "      this.inner.selectors.length === 0,\n      true,\n    );\n  }\n}\n",
+     "// ... existing code ...\n    this.inner.register(op);\n    this.empty.store(this.inner.isEmpty(), true);\n  }\n"
+     "// ... existing code ...\n    this.inner.unregister(op);\n    this.empty.store(this.inner.isEmpty(), true);\n  }\n// ... existing code ...\n",
+     "class Waker {\n  register(op) {\n    this.inner.register(op);\n    this.empty.store(this.inner.isEmpty(), true);\n  }\n\n"
+     "  unregister(op) {\n    this.inner.unregister(op);\n    this.empty.store(this.inner.isEmpty(), true);\n  }\n}\n"),
     # 11b. a closing bracket under a shown block's first line is that block's: the lines between go
     # ... with the block's body elided by a marker indented inside it: that bracket still, and new code after it
     ("closing_bracket_of_a_shown_block", "m.js",
