@@ -601,6 +601,30 @@ def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
     return frozenset(out)
 
 
+def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[int]:
+    """The lines of `/* ... */` comments the sketch writes right above a line the file has once
+    with no comment right above it: a new doc comment, whose `/**` and ` */` are no anchors
+    (matched to the comment of the code above, they would delete what lies between)."""
+    out: set[int] = set()
+    start = None
+    for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
+        key = line.strip()
+        if is_marker:
+            start = None
+        elif start is None and key.startswith("/*"):
+            start = i
+        if start is not None and not is_marker and "*/" in key:
+            after = i + 1
+            if after < len(sketch.lines) and not sketch.marker[after] and orig.counts.get(k := sketch.lines[after].strip(), 0) == 1:
+                j = _once_at(orig, k) - 1
+                while j >= 0 and orig.blank[j]:
+                    j -= 1
+                if j < 0 or not orig.keys[j].startswith(("*", "/*", "//")) and not orig.keys[j].endswith("*/"):
+                    out.update(range(start, i + 1))
+            start = None
+    return frozenset(out)
+
+
 def _head(key: str) -> str | None:
     """The name an opening line opens: a definition's name, else its first word."""
     if name := definition_name(key):
@@ -644,6 +668,7 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
     in_new, new_closers = _in_new_blocks(orig, sketch, renamed, pairs)
+    new_closers |= _comments_of_the_undocumented(orig, sketch)
     if new_bodies:  # (new: nor named as an opening line of the file's; its body and closer written anew)
         new_closers = frozenset().union(*_in_new_blocks(orig, sketch, renamed, pairs, named=True),
                                         _new_comments(orig, sketch))
