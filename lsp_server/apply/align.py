@@ -412,7 +412,7 @@ def _once_at(orig: Original, line: str) -> int:
     return int(hits[0]) if hits is not None and len(hits) == 1 else -1
 
 
-def _shown_block_closers(orig: Original, sketch: Sketch, placed: dict[int, int]) -> dict[int, int]:
+def shown_block_closers(orig: Original, sketch: Sketch, placed: dict[int, int]) -> dict[int, int]:
     """Closing brackets the sketch writes for a block whose opening line it shows and the file
     has once (or in one place with the lines shown next to it: `placed`, from
     _unique_in_context): sketch line → the line closing that block in the file (its end, with the lines
@@ -723,7 +723,7 @@ def _anchored(orig: Original, sketch: Sketch) -> tuple[dict[int, int], frozenset
     of those brackets, the ones right after a marker (the block's body elided): a stretch's
     first line, its context, as re-typing it would cost PINNED."""
     placed = _unique_in_context(orig, sketch)
-    closers = _shown_block_closers(orig, sketch, placed)
+    closers = shown_block_closers(orig, sketch, placed)
     pinned = set()
     for i in closers:
         x = i - 1

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.apply.align import (IMPORT, MATCH, Kind, Op, Original, block_end, edited_lines,
+from lsp_server.apply.align import (IMPORT, MATCH, Kind, Op, Original, block_end, edited_lines, shown_block_closers,
                                     edits_its_definition, new_names, renamed_as, renames, replaces,
                                     reward, same_definition, signature)
 from lsp_server.apply.errors import ApplyError
@@ -174,17 +174,20 @@ def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset
 
 
 def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch,
-                          renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> None:
+                          renamed: frozenset[str], pairs: frozenset[tuple[str, str]], closers: dict[int, int]) -> None:
     """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of
     the file's lines, with fewer than two telling lines of the file after them, may as well add
     those lines before the ones it would edit: refused (context after an edit says which). A
     line renamed as the sketch renames elsewhere too is an edit for sure, and so is the first line
-    of a definition of the same name (and the lines above it)."""
+    of a definition of the same name (and the lines above it); so are lines followed by the closing
+    bracket of a block whose first line the sketch shows (`closers`: that block's own, in the file)."""
     if not st.marker_after:
         return
     edits = shown = 0
     for x in range(len(seg) - 1, -1, -1):
         op = seg[x]
+        if op.kind is Kind.MATCH and closers.get(op.s) == op.o:
+            break  # (the edits are that block's, up to its end)
         if op.kind is Kind.MATCH and reward(orig, orig.keys[op.o]) > 0:
             shown += 1  # two lines of the file (or one it has once) after the edits say they are edits
             if shown == 2 or reward(orig, orig.keys[op.o]) >= MATCH:
@@ -209,6 +212,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
     at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
+    closers = shown_block_closers(orig, sketch, {})
     for k, st in enumerate(parts):
         a, b = _ops_of(ops, st, at)
         seg = ops[a:b]
@@ -216,7 +220,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         if not any(op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip() for op in seg):
             continue  # nothing new to place (`]` alone after a marker is the file's)
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown) or _sure_edit(seg, orig, sketch, renamed, pairs):
-            _check_trailing_edits(seg, orig, sketch, st, renamed, pairs)
+            _check_trailing_edits(seg, orig, sketch, st, renamed, pairs, closers)
             continue  # it shows a line the file has once (or edits a definition there): the alignment placed it
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
         edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)

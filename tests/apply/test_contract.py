@@ -119,6 +119,11 @@ CASES = [
     ("closing_bracket_of_a_shown_block", "m.js", JS4,
      "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return a;\n}\n// ... existing code ...\n",
      JS4.replace("  const b = a * 2;\n  return b;\n", "  return a;\n")),
+    # ... the edits up to it are that block's, though the file has lines like them elsewhere (not lines
+    # that might be added before the ones they edit)
+    ("closing_bracket_of_a_shown_block", "m.go", 'package p\n\nfunc A(c Config) Func {\n\treturn wrap(c, func(s string) (ok bool, u string) {\n\t\tif ok = s != "a"; ok {\n\t\t\tu = "a" + s\n\t\t}\n\t\treturn\n\t})\n}\n\nfunc B(c Config) Func {\n\treturn wrap(c, func(s string) (ok bool, u string) {\n\t\tif ok = s != "b"; ok {\n\t\t\tu = "b" + s\n\t\t}\n\t\treturn\n\t})\n}\n',
+     '// ... existing code ...\nfunc A(c Config) Func {\n\treturn wrap(c, func(s string) string {\n\t\tif s != "a" {\n\t\t\treturn "a" + s\n\t\t}\n\t\treturn ""\n\t})\n}\n// ... existing code ...\n',
+     'package p\n\nfunc A(c Config) Func {\n\treturn wrap(c, func(s string) string {\n\t\tif s != "a" {\n\t\t\treturn "a" + s\n\t\t}\n\t\treturn ""\n\t})\n}\n\nfunc B(c Config) Func {\n\treturn wrap(c, func(s string) (ok bool, u string) {\n\t\tif ok = s != "b"; ok {\n\t\t\tu = "b" + s\n\t\t}\n\t\treturn\n\t})\n}\n'),
     # 12. a new line in place of an alike line edits it
     # ... its trailing whitespace (a whitespace-only line shown blank) too
     ("shown_line_is_the_files", "m.js", "function f() {\n  a();\n    \n  b();\n}\n",
