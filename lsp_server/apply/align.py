@@ -253,13 +253,17 @@ def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     return orig.alike_cache[memo]
 
 
+COMMENTS = ("#", "//", "/*", "*")
+
+
 def _new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     seen: Counter = Counter()
     for line, is_marker in zip(sketch.lines, sketch.marker):
         if not is_marker and line.strip() not in orig.counts:
             seen.update(set(WORD.findall(line)))
     orig.index_words(set(seen))
-    return frozenset(w for w, n in seen.items() if n >= 2 and not orig.lines_with(w))
+    # (a name the file has only in comments is new to its code: `// this instance's listeners`)
+    return frozenset(w for w, n in seen.items() if n >= 2 and all(orig.keys[j].startswith(COMMENTS) for j in orig.lines_with(w)))
 
 
 def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarray:
