@@ -559,7 +559,7 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
     out: set[int] = set()
     closers: set[int] = set()
     stack: list[tuple[int, bool]] = []  # (depth, new?) of the openers around the line
-    last_at: dict[int, str] = {}  # depth → the last line there (a header's first line, for `) {`)
+    last_at: dict[int, str] = {}  # depth → the last header line there (its first line, for `) {`, `{`)
     for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
         if is_marker:
             stack, last_at = [], {}
@@ -568,7 +568,10 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
         if not key:
             continue
         depth = len(indent_of(line))
-        header, last_at[depth] = (last_at.get(depth, key) if key[0] in ")]" else key), key
+        going_on = key[0] in ")]" or key in ("{", "where")  # (a header written over several lines)
+        header = last_at.get(depth, line) if going_on else line
+        if not going_on:
+            last_at[depth] = line
         while stack and stack[-1][0] >= depth:
             if stack[-1][0] == depth and stack[-1][1] and key[:1] in "}])":
                 closers.add(i)
@@ -576,9 +579,9 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
         if any(new for _, new in stack):
             out.add(i)
         if OPENER.search(key):
-            new = orig.counts.get(key, 0) == 0 and not len(edited_lines(orig, line, renamed, pairs))
+            new = orig.counts.get(header.strip(), 0) == 0 and not len(edited_lines(orig, header, renamed, pairs))
             if new and named:
-                head = _head(header)
+                head = _head(header.strip())
                 new = head is None or not any(orig.indent[j] == depth and OPENER.search(orig.keys[j])
                                               and _head(orig.keys[j]) == head for j in orig.lines_with(head))
             stack.append((depth, new))

@@ -91,6 +91,19 @@ def shown_lines_kept(d: Draft) -> str | None:
     return None
 
 
+def definition_dropped_for_new(d: Draft) -> str | None:
+    """A draft that deletes a definition's first line the sketch does not show, while the sketch
+    writes a new definition: the new one's lines (`where`, `{`, a parameter line like the old one's)
+    may have been matched against the old one's tail, deleting its head by adjacency. A doubt,
+    not a refusal: DOUBTS."""
+    if not any(op.kind is Kind.NEW and op.s >= 0 and DEFINITION.match(d.sketch.lines[op.s].strip()) for op in d.ops):
+        return None
+    for op in d.ops:
+        if op.kind is Kind.DROP and DEFINITION.match(key := d.original[op.o].strip()) and key not in d.written:
+            return f"the result would delete {key[:60]!r} (the file's line {op.o + 1}) while the sketch adds a definition"
+    return None
+
+
 def markers_stand_for_code(d: Draft) -> str | None:
     """A marker that stands for no line of the file, next to a stretch that deletes lines: the
     alignment took the lines the marker was written for (the sketch moved code, or its marker is
@@ -297,7 +310,7 @@ CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied
 
 
 # Checks a draft may fail and still be the result, when no other reading passes them all.
-DOUBTS = (shown_lines_kept,)
+DOUBTS = (shown_lines_kept, definition_dropped_for_new)
 
 
 def first_failure(d: Draft) -> str | None:
