@@ -219,8 +219,9 @@ def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> 
 
 def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
     """The lines of the file this one may edit: its alike lines, or of those only the ones it
-    makes by a rename the sketch makes elsewhere too (`pairs`), if any; for a definition's first
-    line, which is alike to no other definition, the one it renames as the sketch renames calls."""
+    makes by a rename the sketch makes elsewhere too (`pairs`), if any; for a line alike to none
+    (a definition's first line, or `seen = {}` with no name but the renamed one), the one it
+    renames as the sketch renames the others."""
     memo = ("edited", line, renamed, pairs)
     found = orig.alike_cache.get(memo)
     if found is None:
@@ -235,7 +236,7 @@ def _edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: fro
         chosen = [j for j in alike.tolist() if renamed_as(orig.keys[j], key, renamed) in pairs]
         if chosen:
             return np.array(chosen, dtype=np.int64)
-    if pairs and not len(alike) and DEFINITION.match(key):  # a definition renamed as its callers are
+    if pairs and not len(alike):  # a line renamed as the others are, with no other name to find it by
         words = set(WORD.findall(key))
         chosen = sorted({j for old, new in pairs if new in words for j in orig.lines_with(old)
                          if renamed_as(orig.keys[j], key, renamed) == (old, new)})
