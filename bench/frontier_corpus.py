@@ -14,7 +14,8 @@ never committed.
     python bench/frontier_corpus.py check  FILE.jsonl [...]
 
 `add` checks the case before it appends it: the sketch's non-marker lines appear in the target
-in order, the target parses (Python's own parser; tree-sitter without new errors elsewhere), the
+in order, the target parses (Python's own parser; tree-sitter without new errors elsewhere), keeps the
+original's line ends, the
 target differs from the original, and the diff gives the target back.
 """
 from __future__ import annotations
@@ -154,6 +155,8 @@ def problems(case: dict, old: str) -> list[str]:
         return [str(exc)]
     if new == old:
         found.append("the target is the original")
+    if ("\r\n" in old) != ("\r\n" in new) or new.count("\r\n") < new.count("\n") and "\r\n" in old:
+        found.append("the target's line ends are not the original's (a planner's change keeps them)")
     path = case["path"]
     if path.endswith((".py", ".pyi")):
         if not python_parses(new):
