@@ -104,6 +104,27 @@ def definition_dropped_for_new(d: Draft) -> str | None:
     return None
 
 
+def new_definition_of_old_lines(d: Draft) -> str | None:
+    """A new definition (its first line the file's in no form) whose body holds lines of the
+    file: written anew as a copy of another definition, or that definition's lines taken into
+    it. A doubt, not a refusal: DOUBTS (the second reading writes such bodies anew)."""
+    opener = -1  # the depth of the new definition being read, -1 outside one
+    for op in d.ops:
+        if op.s < 0 or op.kind not in (Kind.MATCH, Kind.NEW):
+            continue
+        line = d.sketch.lines[op.s]
+        if not line.strip():
+            continue
+        depth = len(line) - len(line.lstrip())
+        if opener >= 0 and depth <= opener:
+            opener = -1
+        if opener >= 0 and op.kind is Kind.MATCH and not is_trivial(line.strip()):
+            return (f"the sketch's new definition takes the file's line {op.o + 1} ({line.strip()[:60]!r}) into its body")
+        if op.kind is Kind.NEW and DEFINITION.match(line.strip()) and OPENER.search(line.strip()):
+            opener = depth
+    return None
+
+
 def markers_stand_for_code(d: Draft) -> str | None:
     """A marker that stands for no line of the file, next to a stretch that deletes lines: the
     alignment took the lines the marker was written for (the sketch moved code, or its marker is
@@ -310,7 +331,7 @@ CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied
 
 
 # Checks a draft may fail and still be the result, when no other reading passes them all.
-DOUBTS = (shown_lines_kept, definition_dropped_for_new)
+DOUBTS = (shown_lines_kept, definition_dropped_for_new, new_definition_of_old_lines)
 
 
 def first_failure(d: Draft) -> str | None:

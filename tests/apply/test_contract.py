@@ -278,6 +278,11 @@ CASES = [
      "// ... existing code ...\n  return b;\n}\n\nfunction f2(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\nfunction g() {\n// ... existing code ...\n",
      JS4.replace("  return b;\n}\n\n", "  return b;\n}\n\nfunction f2(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\n", 1)),
     # ... also beside one a marker stands for: read as that one edited, the draft would not parse;
+    # ... a new class between two, its method's first line the same as the class above's: that
+    # class keeps its method (the new one's body is written anew, not taken from it)
+    ("copy_of_the_definition_above", "m.ts", 'export class A {\n  run(): number {\n    return 1;\n  }\n}\n\nexport class C {\n  run(): number {\n    return 3;\n  }\n}\n',
+     '// ... existing code ...\n}\n\nexport class B {\n  run(): number {\n    return 2;\n  }\n}\n\nexport class C {\n// ... existing code ...\n',
+     'export class A {\n  run(): number {\n    return 1;\n  }\n}\n\nexport class B {\n  run(): number {\n    return 2;\n  }\n}\n\nexport class C {\n  run(): number {\n    return 3;\n  }\n}\n'),
     # the second reading writes the body of a definition the file has under no name anew
     ("copy_of_the_definition_above", "m.py", 'FLAGS = {}\n\n\n# Marks the flags as required.\n# Fails when a flag is missing.\ndef mark_required(names):\n    for n in names:\n        f = FLAGS.get(n)\n        if f is None:\n            raise KeyError(n)\n        f.required = True\n\n\n# Marks the flags as hidden.\ndef mark_hidden(names):\n    for n in names:\n        FLAGS[n].hide()\n',
      '# ... existing code ...\n# Marks the flags as required.\n# ... existing code ...\n\n\n# Marks the flags as optional.\ndef mark_optional(names):\n    for n in names:\n        f = FLAGS.get(n)\n        if f is None:\n            raise KeyError(n)\n        f.optional = True\n\n\n# Marks the flags as hidden.\n# ... existing code ...\n',
