@@ -255,6 +255,7 @@ def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
 
 
 COMMENTS = ("#", "//", "/*", "*")
+STRING = re.compile(r"""(['"`])(?:\\.|(?!\1).)*\1""")  # a string literal on one line
 
 
 def _new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
@@ -263,8 +264,16 @@ def _new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
         if not is_marker and line.strip() not in orig.counts:
             seen.update(set(WORD.findall(line)))
     orig.index_words(set(seen))
-    # (a name the file has only in comments is new to its code: `// this instance's listeners`)
-    return frozenset(w for w, n in seen.items() if n >= 2 and all(orig.keys[j].startswith(COMMENTS) for j in orig.lines_with(w)))
+    # (a name the file has only in comments and strings is new to its code: `// this instance's
+    # listeners`, `throw new Error('Lock already acquired')`)
+    return frozenset(w for w, n in seen.items() if n >= 2 and not any(_in_code(orig.keys[j], w) for j in orig.lines_with(w)))
+
+
+def _in_code(key: str, word: str) -> bool:
+    """Is the name on the line outside its comment and string literals?"""
+    if key.startswith(COMMENTS):
+        return False
+    return word in WORD.findall(STRING.sub("", key))
 
 
 def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarray:
