@@ -15,15 +15,20 @@ _MEMBER = (r"(?:(?:public|private|protected|static|async|override|readonly|abstr
            # (or parameters on the lines below: the constructor, or after a modifier; `foo(` alone is a call)
            r"|(?:(?:public|private|protected|static|async|override|abstract)\s+)+\*?([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\(\s*$"
            r"|(constructor)\s*\(\s*$")
+# A function given a name by assignment or as an object's property (JavaScript/TypeScript):
+# `error: function(code, message) {`, `Parser.prototype.peek = function () {`,
+# `const load = async (id) => {`, `exports.parse = function parse(s) {`.
+_ASSIGNED = (r"(?:(?:export\s+)?(?:const|let|var)\s+)?(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?"
+             r"(?:function\b\*?[^(]*\([^;]*\)\s*\{\s*$|(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::\s*[^=]+)?=>\s*\{\s*$)")
 # A line that opens a definition: def/class/function/func/fn/interface/struct/enum/impl/trait/
 # type/mod, after the modifiers that may precede them (export, default, pub, async, static); or a
-# class member of JavaScript/TypeScript.
+# class member or a named function value of JavaScript/TypeScript.
 DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
                         r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w"
                         r"|^func\s+\([^)]*\)\s*\w"  # (a Go method: its receiver first)
-                        r"|^" + _MEMBER)
+                        r"|^" + _MEMBER + r"|^" + _ASSIGNED)
 _NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
-                  r"([A-Za-z_$][\w$]*)|^" + _MEMBER)
+                  r"([A-Za-z_$][\w$]*)|^" + _MEMBER + r"|^" + _ASSIGNED)
 
 
 def definition_name(line: str) -> str | None:
@@ -33,7 +38,7 @@ def definition_name(line: str) -> str | None:
     m = _NAME.match(line)
     if m is None:
         return None
-    return m.group(1) or (f"{m.group(2)} {m.group(3)}" if m.group(2) else m.group(3) or m.group(4) or m.group(5))  # (a getter and its setter: two)
+    return m.group(1) or (f"{m.group(2)} {m.group(3)}" if m.group(2) else m.group(3) or m.group(4) or m.group(5) or m.group(6))  # (a getter and its setter: two)
 
 
 def indent_of(line: str) -> str:

@@ -14,10 +14,15 @@ DEFINES = [
     ("map<U>(callback: (value: V) => U): U[] {", "map"), ("get attributes(): { [key: string]: any } {", "get attributes"),
     ("get size() {", "get size"), ("set size(v) {", "set size"), ("get(key) {", "get"),
     ("constructor(", "constructor"), ("private async refresh(", "refresh"),
+    # functions named by assignment or as an object's property
+    ("error: function(code, message, token) {", "error"), ("Parser.prototype.peek = function () {", "peek"),
+    ("RetryOperation.prototype.retry = function(err, delay) {", "retry"), ("const load = async (id) => {", "load"),
+    ("exports.parse = function parse(s) {", "parse"), ("callback: (err) => {", "callback"),
 ]
 DEFINES_NOTHING = ["if (x) {", "} else {", "while(x) {", "for (const a of b) {", "switch (kind) {", "catch (e) {",
                    "describe('cache', () => {", "it('expires', async () => {", "foo(function () {", "foo(", "foo(a, b);",
-                   "return foo(x) {", "const x = foo(a) {", "Some(v) => {", "x = 1"]
+                   "return foo(x) {", "const x = foo(a) {", "Some(v) => {", "x = 1",
+                   "const f = (x) => x + 1;", "result = function(a, b)", "return function (x) {", "key: value,"]
 
 
 @pytest.mark.parametrize("line,name", DEFINES)
