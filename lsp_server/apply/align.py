@@ -620,8 +620,9 @@ def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
 
 def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[int]:
     """The lines of `/* ... */` comments the sketch writes right above a line the file has once
-    with no comment right above it: a new doc comment, whose `/**` and ` */` are no anchors
-    (matched to the comment of the code above, they would delete what lies between)."""
+    with no comment right above it, or above a new definition of a name the file does not define:
+    a new doc comment, whose `/**` and ` */` are no anchors (matched to the comment of the code
+    above, they would delete what lies between)."""
     out: set[int] = set()
     start = None
     for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
@@ -632,12 +633,15 @@ def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[i
             start = i
         if start is not None and not is_marker and "*/" in key:
             after = i + 1
-            if after < len(sketch.lines) and not sketch.marker[after] and orig.counts.get(k := sketch.lines[after].strip(), 0) == 1:
+            k = sketch.lines[after].strip() if after < len(sketch.lines) and not sketch.marker[after] else ""
+            if orig.counts.get(k, 0) == 1:
                 j = _once_at(orig, k) - 1
                 while j >= 0 and orig.blank[j]:
                     j -= 1
                 if j < 0 or not orig.keys[j].startswith(("*", "/*", "//")) and not orig.keys[j].endswith("*/"):
                     out.update(range(start, i + 1))
+            elif k and not orig.counts.get(k, 0) and DEFINITION.match(k) and not len(orig.at_sig.get(signature(k), NONE)):
+                out.update(range(start, i + 1))  # (above a definition of a name the file does not define)
             start = None
     return frozenset(out)
 

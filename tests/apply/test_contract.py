@@ -346,6 +346,10 @@ CASES = [
      "// ... existing code ...\n// Deprecated: use resize instead.\nfunction scale(v) {\n// ... existing code ...\n",
      "let x = 1;\n\n// Scale the value by the factor\n// Deprecated: use resize instead.\nfunction scale(v) {\n  return v * 2;\n}\n"),
     # ... a new doc comment where the definition has none: its `/**` and `*/` are no anchors
+    # (nor above a new definition of a name the file does not define: the member above keeps its comment)
+    ("doc_comment_rewritten", "m.ts", 'export interface Props {\n  /**\n   * Called when it starts.\n   */\n  onStart?: () => void\n  /**\n   * Called when it ends,\n   * with the reason.\n   */\n  onEnd?: () => void\n}\n\nfunction defaultHandler(error: Error) {\n  console.error(error)\n}\n',
+     '// ... existing code ...\n}\n\n/**\n * Getters for the initial values.\n */\nexport interface InitialValues {\n  getZoom: () => number\n}\n\nfunction defaultHandler(error: Error) {\n  console.error(error)\n// ... existing code ...\n',
+     'export interface Props {\n  /**\n   * Called when it starts.\n   */\n  onStart?: () => void\n  /**\n   * Called when it ends,\n   * with the reason.\n   */\n  onEnd?: () => void\n}\n\n/**\n * Getters for the initial values.\n */\nexport interface InitialValues {\n  getZoom: () => number\n}\n\nfunction defaultHandler(error: Error) {\n  console.error(error)\n}\n'),
     # (not even as the first lines after a marker, with a documented member above: that one stays whole)
     ("doc_comment_rewritten", "m.js",
      "Parser.prototype = {\n  /**\n   * Save the constructor\n   */\n\n  constructor: Parser,\n\n  error: function(code, token) {\n"
