@@ -447,10 +447,20 @@ def shown_block_closers(orig: Original, sketch: Sketch, placed: dict[int, int]) 
             if above.strip() and len(indent_of(above)) <= depth:
                 if len(indent_of(above)) == depth and above.strip().endswith(("{", "(", "[")):
                     opened = _once_at(orig, above) if x not in placed else placed[x]
+                    if opened < 0:  # (a definition's first line edited: the file's one of that name)
+                        opened = _edited_definition(orig, above.strip())
                     if opened >= 0 and orig.keys[end := block_end(orig, opened)] == key:
                         out[i] = end
                 break
     return out
+
+
+def _edited_definition(orig: Original, key: str) -> int:
+    """The file line of the one definition a new definition line edits (`def f(a)` → `def f(a, b)`), else -1."""
+    if orig.counts.get(key, 0) or not DEFINITION.match(key):
+        return -1
+    hits = orig.at_sig.get(signature(key), NONE).tolist()
+    return hits[0] if len(hits) == 1 and edits_its_definition(orig, hits[0], key) else -1
 
 
 def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:

@@ -124,6 +124,11 @@ CASES = [
     ("closing_bracket_of_a_shown_block", "m.go", 'package p\n\nfunc A(c Config) Func {\n\treturn wrap(c, func(s string) (ok bool, u string) {\n\t\tif ok = s != "a"; ok {\n\t\t\tu = "a" + s\n\t\t}\n\t\treturn\n\t})\n}\n\nfunc B(c Config) Func {\n\treturn wrap(c, func(s string) (ok bool, u string) {\n\t\tif ok = s != "b"; ok {\n\t\t\tu = "b" + s\n\t\t}\n\t\treturn\n\t})\n}\n',
      '// ... existing code ...\nfunc A(c Config) Func {\n\treturn wrap(c, func(s string) string {\n\t\tif s != "a" {\n\t\t\treturn "a" + s\n\t\t}\n\t\treturn ""\n\t})\n}\n// ... existing code ...\n',
      'package p\n\nfunc A(c Config) Func {\n\treturn wrap(c, func(s string) string {\n\t\tif s != "a" {\n\t\t\treturn "a" + s\n\t\t}\n\t\treturn ""\n\t})\n}\n\nfunc B(c Config) Func {\n\treturn wrap(c, func(s string) (ok bool, u string) {\n\t\tif ok = s != "b"; ok {\n\t\t\tu = "b" + s\n\t\t}\n\t\treturn\n\t})\n}\n'),
+    # ... also under a definition's first line the sketch edits (the file's one of that name): its
+    # bracket, not the last one its body had
+    ("closing_bracket_of_a_shown_block", "m.go", 'package p\n\nfunc load(env map[string]string) error {\n\tfor k, v := range env {\n\t\tset(k, v)\n\t}\n\n\treturn nil\n}\n\nfunc set(k, v string) {\n\tif k == "" {\n\t\tos.Setenv(k, v)\n\t} else {\n\t\tif _, ok := os.LookupEnv(k); !ok {\n\t\t\tos.Setenv(k, v)\n\t\t}\n\t}\n}\n\n// Parse parses.\nfunc Parse() {}\n',
+     '// ... existing code ...\nfunc set(k, v string) error {\n\tif k == "" {\n\t\treturn os.Setenv(k, v)\n\t}\n\tif _, ok := os.LookupEnv(k); !ok {\n\t\treturn os.Setenv(k, v)\n\t}\n\treturn nil\n}\n\n// ... existing code ...\n',
+     'package p\n\nfunc load(env map[string]string) error {\n\tfor k, v := range env {\n\t\tset(k, v)\n\t}\n\n\treturn nil\n}\n\nfunc set(k, v string) error {\n\tif k == "" {\n\t\treturn os.Setenv(k, v)\n\t}\n\tif _, ok := os.LookupEnv(k); !ok {\n\t\treturn os.Setenv(k, v)\n\t}\n\treturn nil\n}\n\n// Parse parses.\nfunc Parse() {}\n'),
     # 12. a new line in place of an alike line edits it
     # ... its trailing whitespace (a whitespace-only line shown blank) too
     ("shown_line_is_the_files", "m.js", "function f() {\n  a();\n    \n  b();\n}\n",
