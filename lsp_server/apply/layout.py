@@ -99,8 +99,9 @@ def _blank_lines_before_definitions(orig: Original) -> dict[int, int]:
 def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
     """A new definition (or its decorator) right after code a marker keeps, at its depth or
     deeper, gets at least as many blank lines before it as the file puts before its definitions
-    at that depth; so does a new top-level statement after a kept definition's body. Where the
-    sketch shows the line before, its own blank lines stand."""
+    at that depth; so does a new top-level statement after a kept definition's body, and a
+    kept definition right after new code that ends in blank lines. Where the sketch shows the
+    line before, its own blank lines stand."""
     usual: dict[int, int] | None = None  # (asked only where new code follows kept code)
     out: list[Op] = []
     prev_line, prev_kind, top, blanks = None, None, "", 0
@@ -120,6 +121,13 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
                 if usual is None:
                     usual = _blank_lines_before_definitions(orig)
                 out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
+        # (and a kept definition right after new code: the new code ends where the old spacing began)
+        elif key and op.kind is Kind.COVER and prev_kind is Kind.NEW and blanks and DEFINITION.match(key) \
+                and len(indent_of(prev_line)) >= len(indent_of(line)) \
+                and not prev_line.strip().startswith(("@", "#", "//")) and not OPENER.search(prev_line.strip()):
+            if usual is None:
+                usual = _blank_lines_before_definitions(orig)
+            out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(len(indent_of(line)), 0) - blanks))
         if key:
             prev_line, prev_kind, blanks = line, op.kind, 0
             if not line[:1].isspace():

@@ -384,6 +384,10 @@ CASES = [
      "function f() {\n  try {\n    a();\n  } finally {\n    b();\n  }\n  try {\n    run();\n  } catch (e) {}\n  return 1;\n}\n"),
     # 21. a new definition right after kept code gets the file's blank lines before definitions
     ("definition_spacing", "m.py", PY4, "# ... existing code ...\ndef h():\n    return 2\n", PY4 + "\n\ndef h():\n    return 2\n"),
+    # ... and a kept definition right after new code that ends in a blank line gets them too
+    ("definition_spacing", "m.py", 'import os\n\nLIMIT = 10\n\n\ndef helper(x):\n    return x\n\n\ndef main():\n    return helper(LIMIT)\n',
+     '# ... existing code ...\nLIMIT = 10\n\n\nclass Warn(UserWarning):\n    """Emitted when it is too late."""\n\n# ... existing code ...\n',
+     'import os\n\nLIMIT = 10\n\n\nclass Warn(UserWarning):\n    """Emitted when it is too late."""\n\n\ndef helper(x):\n    return x\n\n\ndef main():\n    return helper(LIMIT)\n'),
     # ... but a definition's first line edited right after a marker keeps the old one's spacing
     ("definition_spacing", "m.js",
      "const x = 1;\n\nfunction g() {\n  return 0;\n}\n\n/**\n * Doc.\n */\nfunction f(a) {\n  return a;\n}\n",
