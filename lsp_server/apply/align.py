@@ -304,6 +304,7 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
     return np.array(sorted(out), dtype=np.int64) if out else NONE
 
 
+USE_ONE = re.compile(r"^(use\s+[\w:]+::)(\w+);$")
 IMPORT_FROM = re.compile(r"^(from\s+\S+\s+import)\s+\(?([\w\s,]+?)\)?$")
 
 
@@ -317,6 +318,8 @@ def import_parts(key: str) -> tuple[str, frozenset[str]] | None:
     a, b = key.find("{"), key.rfind("}")
     if 0 <= a < b:
         return key[:a].rstrip() + "{}" + key[b + 1:].lstrip(), frozenset(WORD.findall(key[a + 1:b]))
+    if (m := USE_ONE.match(key)):  # (`use syn::Type;` is `use syn::{Type};`)
+        return m.group(1) + "{};", frozenset([m.group(2)])
     return None
 
 
@@ -496,6 +499,47 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
                     out[run[x]] = nb[starts[0] + x - lo]
                     break
     return out
+
+
+def _bodies_in_place(orig: Original, sketch: Sketch) -> dict[int, tuple[int, int]]:
+    """Lines of the body of a definition whose first line the sketch shows as the file has it
+    (once) or edited (the file's one definition of that name): the file lines of that definition,
+    the only ones they may match or edit. A body line the file has elsewhere is then new code of
+    this body, not that line pulled here with the code between deleted."""
+    out: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[int, tuple[int, int] | None]] = []  # (depth, file lines) of the definitions around
+    for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
+        key = line.strip()
+        if not key:
+            continue
+        depth = len(indent_of(line))
+        going_on = key[0] in ")]" and key.endswith("{") or key in ("{", "where")  # (a header over several lines)
+        while stack and (stack[-1][0] > depth or stack[-1][0] == depth and (is_marker or key[0] not in "}])" and not going_on)):
+            stack.pop()
+        if is_marker:
+            continue
+        if stack and stack[-1][0] == depth and not going_on:  # (the definition's closing bracket: anchored as such)
+            stack.pop()
+            continue
+        known = [r for _, r in stack if r is not None]
+        if known:
+            out[i] = known[-1]
+        if DEFINITION.match(key):
+            at = _once_at(orig, line)
+            at = at if at >= 0 else _edited_definition(orig, key)
+            stack.append((depth, (at, _chain_end(orig, at)) if at >= 0 else None))
+    return out
+
+
+def _chain_end(orig: Original, j: int) -> int:
+    """The last line of the block opened at file line j (its header may go on over several lines:
+    `pub fn f(`, `    a: u8,`, `) {`)."""
+    end = block_end(orig, j)
+    while orig.keys[end][:1] in ")]" and not orig.keys[end].endswith(("}", ";")):
+        if (after := block_end(orig, end)) == end:
+            break
+        end = after
+    return end
 
 
 def _closing_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
@@ -678,9 +722,11 @@ class _Costs:
     new_closers: frozenset[int]
     ends: frozenset[int]
     barriers: dict[int, np.ndarray]
+    inside: dict[int, tuple[int, int]]  # body line → the file lines of the definition it is in
 
 
-def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_close: bool = False) -> list[Op]:
+def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_close: bool = False,
+          in_place: bool = False) -> list[Op]:
     """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
     sketch line once (MATCH/NEW), in output order. Sure anchors (see _sure_anchors) cut the
     programme into parts solved apart: the same path, in a fraction of the cells.
@@ -690,7 +736,10 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
     closers_close: the third reading, where a closing bracket that ends a stretch before a marker
     is the file's (re-typing it costs END): what the file has between it and the line shown above
     it goes, by adjacency. The first lets it be a new bracket and the marker keep those lines,
-    which leaves a statement cut in two."""
+    which leaves a statement cut in two.
+    in_place: a reading for drafts in doubt, where the body of a definition whose first line the
+    sketch shows (as the file has it once, or edited) matches and edits only that definition's
+    lines in the file (see _bodies_in_place)."""
     n, s = len(orig.lines), sketch.lines
     m = len(s)
     protected = _protected(orig, sketch)
@@ -707,7 +756,8 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
                {shown[0], shown[-1]} if shown else set(),
                *_anchored(orig, sketch),
                renamed, pairs, in_new, new_closers,
-               _stretch_ends(orig, sketch) | (_closing_ends(orig, sketch) if closers_close else frozenset()), {})
+               _stretch_ends(orig, sketch) | (_closing_ends(orig, sketch) if closers_close else frozenset()), {},
+               _bodies_in_place(orig, sketch) if in_place else {})
     bounds = [(-1, -1)] + _sure_anchors(orig, sketch, c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
     if len(c.pairs) > 1:
@@ -834,13 +884,21 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         key = s[i].strip()
         count = orig.counts.get(key, 0)
         gain = reward(orig, key)
-        ins = (2 if not key else INS) + (gain if count == 1 else MATCH if i in c.anchored else 0)
+        inside = c.inside.get(i)
+        if inside is not None and count == 1 and not inside[0] <= _once_at(orig, key) <= inside[1]:
+            count = gain = 0  # (the file's one such line is another definition's: this one is new)
+        anchor = c.anchored.get(i, -1)
+        if inside is not None and not inside[0] <= anchor <= inside[1]:
+            anchor = -1
+        ins = (2 if not key else INS) + (gain if count == 1 else MATCH if anchor >= 0 else 0)
         if i in c.ends or i in c.pinned_closers:
             # (a lone `/**` the file has once is context, but says little about where)
             ins += PINNED if count == 1 and not DELIMITER.match(key) or i in c.pinned_closers else END
         a = kept[r + 1]  # (rows are written in place: no array per line)
         np.add(prev, ins, out=a)
         edits = _edit_costs(orig, c, s[i], key, count, ins, i, lo, hi)  # local line → cost of editing it
+        if inside is not None:
+            edits = {j: v for j, v in edits.items() if inside[0] <= j + lo <= inside[1]}
         for j, cost in edits.items():
             a[j + 1] = min(a[j + 1], prev[j] + cost)
         sid = orig.ids.get(key) if i not in c.new_closers else None  # (new code: written anew)
@@ -848,15 +906,17 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         if hits is not None:
             if i in c.pinned_closers:  # (the block's own closing bracket, no other)
                 hits = hits[hits == c.anchored[i]]
+            if inside is not None:
+                hits = hits[(hits >= inside[0]) & (hits <= inside[1])]
             hits = hits[(hits >= lo) & (hits < hi)] - lo
             a[hits + 1] = np.minimum(a[hits + 1], prev[hits] - gain)
-            if i in c.anchored and lo <= c.anchored[i] < hi:
-                j = c.anchored[i] - lo
+            if lo <= anchor < hi:
+                j = anchor - lo
                 a[j + 1] = min(a[j + 1], prev[j] - MATCH)
         np.subtract(a, del_cost, out=scratch)
         np.minimum.accumulate(scratch, out=scratch)
         np.add(scratch, del_cost, out=rows[r + 1])
-        steps.append((sid, gain, ins, edits, c.anchored.get(i, -1) - lo))
+        steps.append((sid, gain, ins, edits, anchor - lo, inside or (lo, hi)))
     return _trace(orig, sketch, rows, kept, steps, del_cost, i0, lo)
 
 
@@ -910,9 +970,9 @@ def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost, i0: int,
                 k -= 1
             ops.extend(Op(Kind.DROP, lo + x) for x in range(j - 1, k - 1, -1))
             j, target = k, kept[r + 1][k]
-        sid, gain, ins, edits, anchor = steps[r]
+        sid, gain, ins, edits, anchor, (first, last) = steps[r]
         prev = rows[r]
-        if j > 0 and sid is not None and orig.keys[lo + j - 1] == sketch.lines[i].strip() and \
+        if j > 0 and sid is not None and orig.keys[lo + j - 1] == sketch.lines[i].strip() and first <= lo + j - 1 <= last and \
                 prev[j - 1] - (MATCH if j - 1 == anchor else gain) == target:
             j -= 1
             ops.append(Op(Kind.MATCH, lo + j, i))

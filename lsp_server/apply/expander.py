@@ -93,38 +93,44 @@ def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indent
 
 def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str, chooser: Chooser | None,
           notes: list[str]) -> tuple[list[str], float]:
-    """The first reading's draft, unless it fails verification or is in doubt and the second
-    reading's passes: the bodies of blocks the file does not have in any form are new code. The
-    first lets their lines match the file's, which reads a definition copied from another as that
-    one, edited. Neither passing: the third reading's, if it passes (align's closers_close), else
-    the first reading's reason."""
-    chosen, refused = None, None  # chosen: (lines, confidence, notes)
-    first_notes: list[str] = []
-    try:
-        lines, conf, doubt = _place_and_render(ops, orig, sketch, ind, path, chooser, first_notes)
-        chosen = (lines, conf, first_notes)
-    except ApplyError as exc:
-        doubt, refused = None, exc
-    if chosen is None or doubt is not None:
-        again = align(orig, sketch, new_bodies=True)
-        if again != ops:
-            second_notes: list[str] = []
-            try:
-                lines, conf, second_doubt = _place_and_render(again, orig, sketch, ind, path, chooser, second_notes)
-                if chosen is None or second_doubt is None:
-                    chosen = (lines, conf, second_notes)
-            except ApplyError:
-                pass
-    if chosen is None:  # the third: closing brackets before markers are the file's
-        again = align(orig, sketch, closers_close=True)
-        if again != ops:
-            try:
-                lines, conf, _ = _place_and_render(again, orig, sketch, ind, path, chooser, third_notes := [])
-                chosen = (lines, conf, third_notes)
-            except ApplyError:
-                pass
-    if chosen is None:
+    """The first reading's draft, unless it fails verification or is in doubt: then the first of
+    the other readings that passes without doubt (the bodies of blocks the file does not have in
+    any form read as new code — the first lets their lines match the file's, which reads a
+    definition copied from another as that one, edited; then the bodies of definitions the sketch
+    shows read in their own place), else the first draft that passes at all. None passing: the
+    last reading's, if it passes (closing brackets before markers are the file's), else the first
+    reading's reason."""
+    passed: list[tuple[list[str], float, list[str]]] = []  # drafts that pass, in doubt
+    refused = None
+
+    def attempt(candidate: list[Op]) -> bool:
+        """Place, render and verify a reading: True when it passes without doubt (then it is
+        `passed[-1]`)."""
+        nonlocal refused
+        try:
+            lines, conf, doubt = _place_and_render(candidate, orig, sketch, ind, path, chooser, own := [])
+        except ApplyError as exc:
+            refused = refused or exc
+            return False
+        passed.append((lines, conf, own))
+        return doubt is None
+
+    tried = [ops]
+    clean = attempt(ops)
+    for again in ((lambda: align(orig, sketch, new_bodies=True)), (lambda: align(orig, sketch, in_place=True))):
+        if clean:
+            break
+        candidate = again()
+        if candidate not in tried:
+            tried.append(candidate)
+            clean = attempt(candidate)
+    if not passed:  # the last: closing brackets before markers are the file's
+        candidate = align(orig, sketch, closers_close=True)
+        if candidate not in tried:
+            attempt(candidate)
+    if not passed:
         raise refused
+    chosen = passed[-1] if clean else passed[0]
     notes += chosen[2]
     return chosen[0], chosen[1]
 

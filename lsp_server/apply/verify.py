@@ -96,10 +96,13 @@ def definition_dropped_for_new(d: Draft) -> str | None:
     writes a new definition: the new one's lines (`where`, `{`, a parameter line like the old one's)
     may have been matched against the old one's tail, deleting its head by adjacency. A doubt,
     not a refusal: DOUBTS."""
-    if not any(op.kind is Kind.NEW and op.s >= 0 and DEFINITION.match(d.sketch.lines[op.s].strip()) for op in d.ops):
+    added = {definition_name(d.sketch.lines[op.s].strip()) for op in d.ops if op.kind is Kind.NEW and op.s >= 0}
+    added.discard(None)
+    if not added:
         return None
     for op in d.ops:
-        if op.kind is Kind.DROP and DEFINITION.match(key := d.original[op.o].strip()) and key not in d.written:
+        if op.kind is Kind.DROP and DEFINITION.match(key := d.original[op.o].strip()) and key not in d.written \
+                and definition_name(key) not in added:  # (a definition's first line edited is no deletion)
             return f"the result would delete {key[:60]!r} (the file's line {op.o + 1}) while the sketch adds a definition"
     return None
 

@@ -229,6 +229,10 @@ CASES = [
     ("alike_line_edited", "m.js", 'function Op() {}\n\nOp.prototype.reset = function() {\n  if (this._timeout) {\n    clearTimeout(this._timeout);\n  }\n  this.n = 0;\n  this.m = 0;\n};\n\nOp.prototype.retry = function(err) {\n  if (this._timeout) {\n    clearTimeout(this._timeout);\n  }\n  this.k = 1;\n  this.j = 2;\n  var self = this;\n  return self;\n};\n',
      '// ... existing code ...\nOp.prototype.retry = function(err, delay) {\n  if (this._timeout) {\n    clearTimeout(this._timeout);\n  }\n  // ... existing code ...\n  this.j = 2;\n\n  if (delay) {\n    this.k = delay;\n  }\n\n  var self = this;\n// ... existing code ...\n',
      'function Op() {}\n\nOp.prototype.reset = function() {\n  if (this._timeout) {\n    clearTimeout(this._timeout);\n  }\n  this.n = 0;\n  this.m = 0;\n};\n\nOp.prototype.retry = function(err, delay) {\n  if (this._timeout) {\n    clearTimeout(this._timeout);\n  }\n  this.k = 1;\n  this.j = 2;\n\n  if (delay) {\n    this.k = delay;\n  }\n\n  var self = this;\n  return self;\n};\n'),
+    # ... a Rust import of one name edits the import from the same place with several (not a second import)
+    ("alike_line_edited", "m.rs", 'use crate::ast::{Enum, Field};\nuse syn::{Member, Type};\n\nfn f(t: Type) -> Type {\n    t\n}\n',
+     'use crate::ast::{Enum, Field};\nuse syn::Type;\n\n// ... existing code ...\n',
+     'use crate::ast::{Enum, Field};\nuse syn::Type;\n\nfn f(t: Type) -> Type {\n    t\n}\n'),
     # ... of several alike lines, the one between the stretches around it
     ("alike_line_edited", "m.py", 'def show(w, left, help, default):\n    w.write(left + help + default)\n\n\ndef a(w):\n    show(w, "a", "x", "")\n    show(w, "b", "y", "")\n\n\ndef b(w, spec):\n    left = spec.name\n    show(w, left, spec.help, spec.default)\n    return left\n\n\ndef c():\n    return 0\n',
      '# ... existing code ...\ndef show(w, left, help, default, env):\n    w.write(left + help + default + env)\n\n\ndef a(w):\n    show(w, "a", "x", "", "")\n    show(w, "b", "y", "", "")\n# ... existing code ...\n    show(w, left, spec.help, spec.default, spec.env)\n# ... existing code ...\n',
@@ -321,13 +325,16 @@ CASES = [
     # 19. the result must parse at least as well as the original
     ("result_must_parse", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    a = (x + 1\n    b = a * 2\n# ... existing code ...\n",
      "would not parse"),
-    # ... also where the new lines leave the kept statement above them without its body (two
-    # readings fit the lines shown equally well)
+    # ... but where the first reading leaves the kept statement above its new lines without a body,
+    # the body of a definition whose first line the sketch edits is read in its own place (its
+    # lines equal to another definition's are this one's)
     ("result_must_parse", "m.py",
      "def to_hex(number):\n    if number <= 0:\n        raise ValueError\n    return hex(number)\n\n\n"
      "def to_roman(num):\n    if num <= 0:\n        raise ValueError\n    return roman(num)\n",
      "# ... existing code ...\ndef to_roman(number):\n    if number <= 0:\n        raise ValueError\n"
-     "    return roman(number)\n", "would not parse"),
+     "    return roman(number)\n",
+     "def to_hex(number):\n    if number <= 0:\n        raise ValueError\n    return hex(number)\n\n\n"
+     "def to_roman(number):\n    if number <= 0:\n        raise ValueError\n    return roman(number)\n"),
     ("result_must_parse", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = (x + 1;\n  const b = a * 2;\n// ... existing code ...\n",
      "would not parse"),
     # 19b. an import the result would have twice: refused
