@@ -47,6 +47,7 @@ WORD = re.compile(r"[A-Za-z_$][\w$]*")
 SELF = ("self", "this", "cls")
 ASSIGNED = re.compile(r"^(?:(?:export\s+)?(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=[^=]")
 DELIMITER = re.compile(r"^(?:/\*\*?|\*/|\*)$")  # a block comment's opening or closing line alone
+COMMENTS = ("#", "//", "/*", "*")  # how a comment line starts
 IMPORT = re.compile(r"^(?:import\s|from\s+\S+\s+import\s|#include\s|use\s|const\s+\w+\s*=\s*require\()")
 
 
@@ -76,7 +77,7 @@ def signature(key: str) -> tuple[str, ...] | None:
     `self.`/`this.` does not count as the name (`if self.match_text()` and `if self.match_tag()`
     test different things); a definition's is its name (`pub fn`, `async def`, a Go method's
     receiver say nothing of which definition it is)."""
-    if is_trivial(key) or IMPORT.match(key) or key.startswith(("#", "//", "/*", "*")):
+    if is_trivial(key) or IMPORT.match(key) or key.startswith(COMMENTS):
         return None
     if name := definition_name(key):
         return ("def", name)
@@ -254,7 +255,6 @@ def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     return orig.alike_cache[memo]
 
 
-COMMENTS = ("#", "//", "/*", "*")
 STRING = re.compile(r"""(['"`])(?:\\.|(?!\1).)*\1""")  # a string literal on one line
 
 
@@ -652,11 +652,9 @@ def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
     return frozenset(out), frozenset(closers)
 
 
-def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
-    """The lines of `/* ... */` comments with a line the file does not have: a new doc comment,
-    whose `/**` and ` */` are no anchors (matched to another comment's, they pull the code
-    around them there)."""
-    out: set[int] = set()
+def _comment_runs(sketch: Sketch) -> list[tuple[int, int]]:
+    """The sketch's `/* ... */` comments: (first line, last line), no marker between."""
+    out: list[tuple[int, int]] = []
     start = None
     for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
         key = line.strip()
@@ -665,11 +663,18 @@ def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
         elif start is None and key.startswith("/*"):
             start = i
         if start is not None and not is_marker and "*/" in key:
-            run = range(start, i + 1)
-            if any(sketch.lines[j].strip() not in orig.counts for j in run):
-                out.update(run)
+            out.append((start, i))
             start = None
-    return frozenset(out)
+    return out
+
+
+def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
+    """The lines of `/* ... */` comments with a line the file does not have: a new doc comment,
+    whose `/**` and ` */` are no anchors (matched to another comment's, they pull the code
+    around them there)."""
+    return frozenset(j for start, end in _comment_runs(sketch)
+                     if any(sketch.lines[x].strip() not in orig.counts for x in range(start, end + 1))
+                     for j in range(start, end + 1))
 
 
 def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[int]:
@@ -678,25 +683,17 @@ def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[i
     a new doc comment, whose `/**` and ` */` are no anchors (matched to the comment of the code
     above, they would delete what lies between)."""
     out: set[int] = set()
-    start = None
-    for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
-        key = line.strip()
-        if is_marker:
-            start = None
-        elif start is None and key.startswith("/*"):
-            start = i
-        if start is not None and not is_marker and "*/" in key:
-            after = i + 1
-            k = sketch.lines[after].strip() if after < len(sketch.lines) and not sketch.marker[after] else ""
-            if orig.counts.get(k, 0) == 1:
-                j = _once_at(orig, k) - 1
-                while j >= 0 and orig.blank[j]:
-                    j -= 1
-                if j < 0 or not orig.keys[j].startswith(("*", "/*", "//")) and not orig.keys[j].endswith("*/"):
-                    out.update(range(start, i + 1))
-            elif k and not orig.counts.get(k, 0) and DEFINITION.match(k) and not len(orig.at_sig.get(signature(k), NONE)):
-                out.update(range(start, i + 1))  # (above a definition of a name the file does not define)
-            start = None
+    for start, end in _comment_runs(sketch):
+        after = end + 1
+        k = sketch.lines[after].strip() if after < len(sketch.lines) and not sketch.marker[after] else ""
+        if orig.counts.get(k, 0) == 1:
+            j = _once_at(orig, k) - 1
+            while j >= 0 and orig.blank[j]:
+                j -= 1
+            if j < 0 or not orig.keys[j].startswith(("*", "/*", "//")) and not orig.keys[j].endswith("*/"):
+                out.update(range(start, end + 1))
+        elif k and not orig.counts.get(k, 0) and DEFINITION.match(k) and not len(orig.at_sig.get(signature(k), NONE)):
+            out.update(range(start, end + 1))  # (above a definition of a name the file does not define)
     return frozenset(out)
 
 
