@@ -120,7 +120,8 @@ class Original:
     @cached_property
     def alike_cache(self) -> dict:
         """(stripped line, depth, renamed) → alike_lines' answer (asked by the alignment and by
-        placement), and the sketch's renames."""
+        placement), the sketch's renames, and the parts of the programme solved (_solve): one
+        expansion's."""
         return {}
 
     @cached_property
@@ -739,23 +740,31 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
     lines in the file (see _bodies_in_place)."""
     n, s = len(orig.lines), sketch.lines
     m = len(s)
-    protected = _protected(orig, sketch)
+
+    def once(name: str, make, *args):  # (what every reading of this sketch shares: computed once)
+        memo = (name, s, *args)
+        if memo not in orig.alike_cache:
+            orig.alike_cache[memo] = make()
+        return orig.alike_cache[memo]
+
+    protected = once("protected", lambda: _protected(orig, sketch))
     shown = [i for i in range(m) if s[i].strip()]
-    orig.index_words({w for x in s if orig.counts.get(x.strip(), 0) <= 1 for w in WORD.findall(x)})  # (one pass)
+    once("words", lambda: orig.index_words({w for x in s if orig.counts.get(x.strip(), 0) <= 1 for w in WORD.findall(x)}))
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
-    in_new, new_closers = _in_new_blocks(orig, sketch, renamed, pairs)
-    new_closers |= _comments_of_the_undocumented(orig, sketch)
+    in_new, new_closers = once("in_new", lambda: _in_new_blocks(orig, sketch, renamed, pairs), pairs)
+    new_closers |= once("undocumented", lambda: _comments_of_the_undocumented(orig, sketch))
     if new_bodies:  # (new: nor named as an opening line of the file's; its body and closer written anew)
         new_closers = frozenset().union(*_in_new_blocks(orig, sketch, renamed, pairs, named=True),
                                         _new_comments(orig, sketch))
+    ends = once("ends", lambda: _stretch_ends(orig, sketch))
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
                {shown[0], shown[-1]} if shown else set(),
-               *_anchored(orig, sketch),
+               *once("anchored", lambda: _anchored(orig, sketch)),
                renamed, pairs, in_new, new_closers,
-               _stretch_ends(orig, sketch) | (_closing_ends(orig, sketch) if closers_close else frozenset()), {},
+               ends | _closing_ends(orig, sketch) if closers_close else ends, once("barriers", dict),
                _bodies_in_place(orig, sketch) if in_place else {})
-    bounds = [(-1, -1)] + _sure_anchors(orig, sketch, c.ends) + [(m, n)]
+    bounds = [(-1, -1)] + once("sure", lambda: _sure_anchors(orig, sketch, c.ends), c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
     if len(c.pairs) > 1:
         # lines alike but for the name (`i = skipKey(...)`, `i = skipVal(...)`) confirm each rename the
@@ -768,9 +777,17 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
 
 
 def _solve(orig: Original, sketch: Sketch, c: _Costs, bounds: list[tuple[int, int]]) -> list[Op]:
+    """The programme part by part. A reading differs from the first in a few sketch lines' costs
+    (new_closers, inside, ends): a part none of them touches is solved once per expansion."""
     ops: list[Op] = []
     for (ia, ja), (ib, jb) in zip(bounds, bounds[1:]):
-        ops += _align_part(orig, sketch, c, ia + 1, ib, ja + 1, jb)
+        rows = range(ia + 1, ib)
+        memo = ("part", sketch.lines, ia, ib, ja, jb, c.pairs,
+                *(tuple(i for i in rows if i in group) for group in (c.in_new, c.new_closers, c.ends)),
+                tuple((i, c.inside[i]) for i in rows if i in c.inside))
+        if memo not in orig.alike_cache:
+            orig.alike_cache[memo] = _align_part(orig, sketch, c, ia + 1, ib, ja + 1, jb)
+        ops += orig.alike_cache[memo]
         if ib < len(sketch.lines):
             ops.append(Op(Kind.MATCH, jb, ib))
     return ops

@@ -54,6 +54,11 @@ class Draft:
             at += 1
         return out
 
+    @cached_property
+    def defined(self) -> set[str]:
+        """The names the file's definitions define."""
+        return {name for x in self.original if (name := definition_name(x.strip()))}
+
 
 def deletions_shown(d: Draft) -> str | None:
     """Code is deleted only where the sketch shows the lines on both sides of it, or writes an
@@ -108,9 +113,10 @@ def definition_dropped_for_new(d: Draft) -> str | None:
 
 
 def new_definition_of_old_lines(d: Draft) -> str | None:
-    """A new definition (its first line the file's in no form) whose body holds lines of the
-    file: written anew as a copy of another definition, or that definition's lines taken into
-    it. A doubt, not a refusal: DOUBTS (the second reading writes such bodies anew)."""
+    """A new definition (a name the file does not define: an edited first line is no new
+    definition) whose body holds lines of the file: written anew as a copy of another definition,
+    or that definition's lines taken into it. A doubt, not a refusal: DOUBTS (the second reading
+    writes such bodies anew)."""
     opener = -1  # the depth of the new definition being read, -1 outside one
     for op in d.ops:
         if op.s < 0 or op.kind not in (Kind.MATCH, Kind.NEW):
@@ -123,7 +129,8 @@ def new_definition_of_old_lines(d: Draft) -> str | None:
             opener = -1
         if opener >= 0 and op.kind is Kind.MATCH and not is_trivial(line.strip()):
             return (f"the sketch's new definition takes the file's line {op.o + 1} ({line.strip()[:60]!r}) into its body")
-        if op.kind is Kind.NEW and DEFINITION.match(line.strip()) and OPENER.search(line.strip()):
+        if op.kind is Kind.NEW and OPENER.search(line.strip()) \
+                and (name := definition_name(line.strip())) and name not in d.defined:
             opener = depth
     return None
 
