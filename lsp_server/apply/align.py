@@ -204,19 +204,19 @@ def _renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozens
             found = alike_lines(orig, line, renamed).tolist()
             if DEFINITION.match(key):  # (alike to no other definition, but renamed as its calls are)
                 found += _renamed_definitions(orig, line, renamed)
-            seen.update({pair for j in found if (pair := renamed_as(orig.keys[j], key, renamed))})
+            seen.update({pair for j in set(found) for pair in renamed_all(orig.keys[j], key, renamed)})
     # (an old name the sketch still shows on a line of the file lives on: new code beside it, no rename)
     kept = {w for x, m in zip(sketch.lines, sketch.marker) if not m and x.strip() in orig.counts for w in WORD.findall(x)}
     return frozenset(p for p, n in seen.items() if n >= 2 and p[0] not in kept)
 
 
 def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> list[int]:
-    """The file's definition lines at the line's depth that it makes by renaming one name (found
+    """The file's definition lines at the line's depth that it makes by renaming names (found
     through the rarest name the two share, or all definitions at that depth when it has none)."""
     key, depth = line.strip(), len(indent_of(line))
     near = _sharing_rarest(orig, set(WORD.findall(key)) - renamed, 1) or range(len(orig.keys))
     return [j for j in near if orig.indent[j] == depth and DEFINITION.match(orig.keys[j])
-            and renamed_as(orig.keys[j], key, renamed) is not None]
+            and renamed_all(orig.keys[j], key, renamed)]
 
 
 def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
@@ -235,13 +235,13 @@ def _edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: fro
     alike = alike_lines(orig, line, renamed)
     key = line.strip()
     if pairs and len(alike) > 1:
-        chosen = [j for j in alike.tolist() if renamed_as(orig.keys[j], key, renamed) in pairs]
+        chosen = [j for j in alike.tolist() if pairs >= renamed_all(orig.keys[j], key, renamed) != frozenset()]
         if chosen:
             return np.array(chosen, dtype=np.int64)
     if pairs and not len(alike):  # a line renamed as the others are, with no other name to find it by
         words = set(WORD.findall(key))
         chosen = sorted({j for old, new in pairs if new in words for j in orig.lines_with(old)
-                         if renamed_as(orig.keys[j], key, renamed) == (old, new)})
+                         if pairs >= renamed_all(orig.keys[j], key, renamed) >= {(old, new)}})
         if chosen:
             return np.array(chosen, dtype=np.int64)
     return alike
@@ -292,6 +292,7 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
         words = set(WORD.findall(key))
         near = _sharing_rarest(orig, words, 2)
         renames_here = bool(words & renamed)
+        sm = None  # (the new line's index for difflib: built once, when a line of the file needs it)
         for j in near:
             old = orig.keys[j]
             if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
@@ -299,7 +300,8 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
             if len(old) >= 3 and key.startswith(old) or renames_here and renamed_as(old, key, renamed) is not None:
                 out.add(j)
             elif len(key) >= SHORT and abs(len(old) - len(key)) <= len(key) // 3:
-                sm = difflib.SequenceMatcher(None, old, key, autojunk=False)
+                sm = sm or difflib.SequenceMatcher(None, "", key, autojunk=False)
+                sm.set_seq1(old)
                 if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR:
                     out.add(j)
     return np.array(sorted(out), dtype=np.int64) if out else NONE
@@ -363,14 +365,21 @@ def edits_its_definition(orig: Original, j: int, new: str) -> bool:
 def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
     """The same tokens but one name, replaced everywhere on the line by a name the sketch renames
     to (see new_names): (old name, new name), else None."""
+    pairs = renamed_all(old, new, renamed)
+    return next(iter(pairs)) if len(pairs) == 1 else None
+
+
+def renamed_all(old: str, new: str, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
+    """The same tokens but names, each replaced everywhere on the line by a name the sketch
+    renames to (`class Root extends SubTree` → `class TrickleRoot extends TrickleSubTree`): the
+    (old name, new name) pairs, else none."""
     a, b = TOKEN.findall(old), TOKEN.findall(new)
     if len(a) != len(b):
-        return None
-    pairs = {(x, y) for x, y in zip(a, b) if x != y}
-    if len(pairs) != 1:
-        return None
-    pair = next(iter(pairs))
-    return pair if pair[1] in renamed and WORD.fullmatch(pair[0]) else None
+        return frozenset()
+    pairs = frozenset((x, y) for x, y in zip(a, b) if x != y)
+    if len({x for x, _ in pairs}) != len(pairs) or not all(y in renamed and WORD.fullmatch(x) for x, y in pairs):
+        return frozenset()
+    return pairs
 
 
 def reward(orig: Original, key: str) -> int:
@@ -798,8 +807,8 @@ def _chosen_renames(orig: Original, sketch: Sketch, ops: list[Op], renamed: froz
     for each new one (none where two tie)."""
     seen: Counter = Counter()
     for k in range(len(ops) - 1):
-        if replaces(ops, k) and (pair := renamed_as(orig.keys[ops[k].o], sketch.lines[ops[k + 1].s].strip(), renamed)):
-            seen[pair] += 1
+        if replaces(ops, k):
+            seen.update(renamed_all(orig.keys[ops[k].o], sketch.lines[ops[k + 1].s].strip(), renamed))
     best: dict[str, list] = {}
     for (old, new), count in seen.items():
         if count >= 2:
@@ -920,10 +929,14 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         if hits is not None:
             if i in c.pinned_closers:  # (the block's own closing bracket, no other)
                 hits = hits[hits == c.anchored[i]]
-            if inside is not None:
-                hits = hits[(hits >= inside[0]) & (hits <= inside[1])]
-            hits = hits[(hits >= lo) & (hits < hi)] - lo
-            a[hits + 1] = np.minimum(a[hits + 1], prev[hits] - gain)
+            first, last = inside or (lo, hi - 1)
+            if len(hits) < 8:  # (most shown lines are the file's once: no array operations for them)
+                for j in hits.tolist():
+                    if lo <= j < hi and first <= j <= last:
+                        a[j - lo + 1] = min(a[j - lo + 1], prev[j - lo] - gain)
+            else:
+                hits = hits[(hits >= max(lo, first)) & (hits <= min(hi - 1, last))] - lo
+                a[hits + 1] = np.minimum(a[hits + 1], prev[hits] - gain)
             if lo <= anchor < hi:
                 j = anchor - lo
                 a[j + 1] = min(a[j + 1], prev[j] - MATCH)

@@ -215,6 +215,24 @@ CASES = [
     ("alike_line_edited", "m.js", '// one instance per path\nconst cache = new Map();\n\nfunction watch(path, listener) {\n  let cont = cache.get(path);\n  const now = Date.now();\n  log(now);\n  if (cont) {\n    cont.listeners.add(listener);\n    return cont;\n  }\n  cont = { listeners: new Set([listener]) };\n  cache.set(path, cont);\n  return cont;\n}\n\nfunction other(x) {\n  if (x) {\n    x.listeners.add(1);\n    return x;\n  }\n  return null;\n}\n',
      '// ... existing code ...\nfunction watch(path, listener) {\n  let instance = cache.get(path);\n  // ... existing code ...\n  if (instance) {\n    instance.listeners.add(listener);\n    return instance;\n  }\n  instance = { listeners: new Set([listener]) };\n  cache.set(path, instance);\n  return instance;\n}\n// ... existing code ...\n',
      '// one instance per path\nconst cache = new Map();\n\nfunction watch(path, listener) {\n  let instance = cache.get(path);\n  const now = Date.now();\n  log(now);\n  if (instance) {\n    instance.listeners.add(listener);\n    return instance;\n  }\n  instance = { listeners: new Set([listener]) };\n  cache.set(path, instance);\n  return instance;\n}\n\nfunction other(x) {\n  if (x) {\n    x.listeners.add(1);\n    return x;\n  }\n  return null;\n}\n'),
+    # ... a line that renames two names the sketch renames elsewhere (a class and its base)
+    ("alike_line_edited", "m.ts",
+     "export function build (n: number) {\n  const root = new Root(n)\n  let tree: Tree = root\n  tree = new Tree(n + 1)\n"
+     "  return tree\n}\n\nclass Tree {\n  public size = 0\n  constructor (public depth: number) {}\n}\n\n"
+     "class Root extends Tree {\n  constructor (n: number) {\n    super(n)\n  }\n}\n",
+     "// ... existing code ...\nexport function build (n: number) {\n  const root = new PlainRoot(n)\n  let tree: PlainTree = root\n"
+     "  tree = new PlainTree(n + 1)\n  return tree\n}\n\nclass PlainTree {\n// ... existing code ...\nclass PlainRoot extends PlainTree {\n"
+     "  constructor (n: number) {\n// ... existing code ...\n",
+     "export function build (n: number) {\n  const root = new PlainRoot(n)\n  let tree: PlainTree = root\n  tree = new PlainTree(n + 1)\n"
+     "  return tree\n}\n\nclass PlainTree {\n  public size = 0\n  constructor (public depth: number) {}\n}\n\n"
+     "class PlainRoot extends PlainTree {\n  constructor (n: number) {\n    super(n)\n  }\n}\n"),
+    ("alike_line_edited", "m.py",
+     "def build(n):\n    root = Root(n)\n    tree: Tree = root\n    return tree\n\n\nclass Tree:\n    size = 0\n\n\n"
+     "class Root(Tree):\n    def __init__(self, n):\n        super().__init__(n)\n",
+     "def build(n):\n    root = PlainRoot(n)\n    tree: PlainTree = root\n    return tree\n\n\nclass PlainTree:\n# ... existing code ...\n"
+     "class PlainRoot(PlainTree):\n    def __init__(self, n):\n# ... existing code ...\n",
+     "def build(n):\n    root = PlainRoot(n)\n    tree: PlainTree = root\n    return tree\n\n\nclass PlainTree:\n    size = 0\n\n\n"
+     "class PlainRoot(PlainTree):\n    def __init__(self, n):\n        super().__init__(n)\n"),
     # ... a line with no name but the one the sketch renames, right after a marker: renamed too
     ("alike_line_edited", "m.py", 'class A:\n    @property\n    def events(self):\n        """Doc.\n\n        More doc.\n        """\n        tmp_seen = {}\n        for t in self.ts:\n            tmp_seen[t] = True\n        return list(tmp_seen)\n\n    def other(self):\n        return 1\n',
      '# ... existing code ...\n    def events(self):\n        # ... existing code ...\n        seen = {}\n        for t in self.ts:\n            seen[t] = True\n        return list(seen)\n\n    def other(self):\n# ... existing code ...\n',
