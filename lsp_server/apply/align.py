@@ -304,6 +304,8 @@ def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarr
                 sm.set_seq1(old)
                 if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR:
                     out.add(j)
+    if not out and (m := OPENED.match(key)):
+        out.update(j for j in orig.at_sig.get(("def", m.group(1)), NONE).tolist() if orig.indent[j] == len(indent_of(line)))
     return np.array(sorted(out), dtype=np.int64) if out else NONE
 
 
@@ -348,12 +350,23 @@ def _sharing_rarest(orig: Original, words: set[str], k: int) -> set[int]:
     return {j for _, w in known[:k] for j in orig.lines_with(w)[:COMMON]}
 
 
+# A class member's first line with its parameters on the lines below (`validate(`), a call's
+# shape too: it edits only a definition of its name (`validate(files: File[]): void {`).
+OPENED = re.compile(r"^(?:(?:public|private|protected|static|async|override|abstract)\s+)*\*?"
+                    r"([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\($")
+
+
+def defined_name(key: str) -> str | None:
+    """The name a sketch line (stripped) defines, its parameters on the lines below or not."""
+    return definition_name(key) or ((m := OPENED.match(key)) and m.group(1)) or None
+
+
 def same_definition(old: str, new: str) -> bool:
-    """Do both lines define the same name (`def f(a)` → `def f(a, b)`)?"""
-    if not (DEFINITION.match(old) and DEFINITION.match(new)):
+    """Do both lines define the same name (`def f(a)` → `def f(a, b)`, `m(a) {` → `m(`)?"""
+    if not DEFINITION.match(old):
         return False
     a = definition_name(old)
-    return a is not None and a == definition_name(new)
+    return a is not None and a == defined_name(new)
 
 
 def edits_its_definition(orig: Original, j: int, new: str) -> bool:
@@ -613,7 +626,7 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     edited into another one (new code that copies an old function is not that function renamed)."""
     written = [x.strip() for x, m in zip(sketch.lines, sketch.marker) if not m]
     words = set(WORD.findall("\n".join(written)))
-    words -= {definition_name(x) for x in written}  # (edited there)
+    words -= {defined_name(x) for x in written}  # (edited there)
     words -= {m.group(1) for x in written if (m := ASSIGNED.match(x))}  # (or defined anew)
     shown = set(written)
     out = np.zeros(len(orig.keys), dtype=bool)
@@ -960,7 +973,7 @@ def _edit_costs(orig: Original, c: _Costs, line: str, key: str, count: int, ins:
         for j in edited_lines(orig, line, c.renamed, c.pairs).tolist():
             if lo <= j < hi and not c.protected[j] and orig.keys[j] != key:
                 out[j - lo] = edit
-        if count == 0 and DEFINITION.match(key):
+        if count == 0 and (DEFINITION.match(key) or OPENED.match(key)):
             for j in [j for j in out if edits_its_definition(orig, j + lo, key)]:
                 out[j] = ALIKE - 2 * MATCH
     for j in orig.at_bare.get(key, ()):

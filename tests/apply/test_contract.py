@@ -215,6 +215,31 @@ CASES = [
     ("alike_line_edited", "m.js", '// one instance per path\nconst cache = new Map();\n\nfunction watch(path, listener) {\n  let cont = cache.get(path);\n  const now = Date.now();\n  log(now);\n  if (cont) {\n    cont.listeners.add(listener);\n    return cont;\n  }\n  cont = { listeners: new Set([listener]) };\n  cache.set(path, cont);\n  return cont;\n}\n\nfunction other(x) {\n  if (x) {\n    x.listeners.add(1);\n    return x;\n  }\n  return null;\n}\n',
      '// ... existing code ...\nfunction watch(path, listener) {\n  let instance = cache.get(path);\n  // ... existing code ...\n  if (instance) {\n    instance.listeners.add(listener);\n    return instance;\n  }\n  instance = { listeners: new Set([listener]) };\n  cache.set(path, instance);\n  return instance;\n}\n// ... existing code ...\n',
      '// one instance per path\nconst cache = new Map();\n\nfunction watch(path, listener) {\n  let instance = cache.get(path);\n  const now = Date.now();\n  log(now);\n  if (instance) {\n    instance.listeners.add(listener);\n    return instance;\n  }\n  instance = { listeners: new Set([listener]) };\n  cache.set(path, instance);\n  return instance;\n}\n\nfunction other(x) {\n  if (x) {\n    x.listeners.add(1);\n    return x;\n  }\n  return null;\n}\n'),
+    # ... a member's first line with its parameters moved to the lines below (`check(`) edits its definition
+    ("alike_line_edited", "m.ts",
+     "export class Checker {\n  check(file: File): void {\n    const { max } =\n      this.opts().limits\n\n"
+     "    if (max) {\n      size(file, max)\n    }\n  }\n\n  run(files: File[]): void {\n"
+     "    files.forEach((f) => {\n      this.check(f)\n    })\n  }\n}\n",
+     "// ... existing code ...\n  check(\n    file: File,\n    limits: Limits = this.opts().limits,\n  ): void {\n"
+     "    const { max } = limits\n\n    if (max) {\n// ... existing code ...\n  run(files: File[]): void {\n"
+     "    const { limits } = this.opts()\n    files.forEach((f) => {\n      this.check(f, limits)\n"
+     "// ... existing code ...\n",
+     "export class Checker {\n  check(\n    file: File,\n    limits: Limits = this.opts().limits,\n  ): void {\n"
+     "    const { max } = limits\n\n    if (max) {\n      size(file, max)\n    }\n  }\n\n"
+     "  run(files: File[]): void {\n    const { limits } = this.opts()\n    files.forEach((f) => {\n"
+     "      this.check(f, limits)\n    })\n  }\n}\n"),
+    ("alike_line_edited", "m.py",
+     "class Checker:\n    def check(self, file):\n        max_size = (\n            self.opts().limits\n"
+     "        )\n        if max_size:\n            size(file, max_size)\n\n    def run(self, files):\n"
+     "        for f in files:\n            self.check(f)\n",
+     "# ... existing code ...\n    def check(\n        self,\n        file,\n        limits=None,\n    ):\n"
+     "        max_size = limits or self.opts().limits\n        if max_size:\n# ... existing code ...\n"
+     "    def run(self, files):\n        limits = self.opts().limits\n        for f in files:\n"
+     "            self.check(f, limits)\n",
+     "class Checker:\n    def check(\n        self,\n        file,\n        limits=None,\n    ):\n"
+     "        max_size = limits or self.opts().limits\n        if max_size:\n            size(file, max_size)\n\n"
+     "    def run(self, files):\n        limits = self.opts().limits\n        for f in files:\n"
+     "            self.check(f, limits)\n"),
     # ... a line that renames two names the sketch renames elsewhere (a class and its base)
     ("alike_line_edited", "m.ts",
      "export function build (n: number) {\n  const root = new Root(n)\n  let tree: Tree = root\n  tree = new Tree(n + 1)\n"
