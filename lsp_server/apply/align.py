@@ -124,6 +124,12 @@ class Original:
         expansion's."""
         return {}
 
+    def memo(self, key, make):
+        """alike_cache's answer under key, made (make()) once."""
+        if key not in self.alike_cache:
+            self.alike_cache[key] = make()
+        return self.alike_cache[key]
+
     @cached_property
     def words(self) -> list[frozenset[str]]:
         """Per line, the names on it."""
@@ -179,21 +185,14 @@ COMMON = 200   # a name on more lines than this finds no alike line
 SHORT = 12     # shorter lines are too alike by chance (`def b():`, `def d():`)
 
 
-def alike_lines(orig: Original, line: str, renamed: frozenset[str] = frozenset()) -> np.ndarray:
-    key = (line.strip(), len(indent_of(line)), renamed)
-    found = orig.alike_cache.get(key)
-    if found is None:
-        found = orig.alike_cache[key] = _alike_lines(orig, line, renamed)
-    return found
+def alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarray:
+    return orig.memo((line.strip(), len(indent_of(line)), renamed), lambda: _alike_lines(orig, line, renamed))
 
 
 def renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
     """(old name, new name) pairs that two or more of the sketch's new lines make of lines of the
     file (asked by the alignment and by placement: answered once)."""
-    memo = ("renames", sketch.lines, renamed)
-    if memo not in orig.alike_cache:
-        orig.alike_cache[memo] = _renames(orig, sketch, renamed)
-    return orig.alike_cache[memo]
+    return orig.memo(("renames", sketch.lines, renamed), lambda: _renames(orig, sketch, renamed))
 
 
 def _renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
@@ -224,11 +223,7 @@ def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: froz
     makes by a rename the sketch makes elsewhere too (`pairs`), if any; for a line alike to none
     (a definition's first line, or `seen = {}` with no name but the renamed one), the one it
     renames as the sketch renames the others."""
-    memo = ("edited", line, renamed, pairs)
-    found = orig.alike_cache.get(memo)
-    if found is None:
-        found = orig.alike_cache[memo] = _edited_lines(orig, line, renamed, pairs)
-    return found
+    return orig.memo(("edited", line, renamed, pairs), lambda: _edited_lines(orig, line, renamed, pairs))
 
 
 def _edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
@@ -250,10 +245,7 @@ def _edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: fro
 def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     """Names the file does not have that two or more of the sketch's new lines use: what a rename
     renames to (one new name on one line is as likely a different call). Answered once per sketch."""
-    memo = ("new_names", sketch.lines)
-    if memo not in orig.alike_cache:
-        orig.alike_cache[memo] = _new_names(orig, sketch)
-    return orig.alike_cache[memo]
+    return orig.memo(("new_names", sketch.lines), lambda: _new_names(orig, sketch))
 
 
 STRING = re.compile(r"""(['"`])(?:\\.|(?!\1).)*\1""")  # a string literal on one line
@@ -764,10 +756,7 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
     m = len(s)
 
     def once(name: str, make, *args):  # (what every reading of this sketch shares: computed once)
-        memo = (name, s, *args)
-        if memo not in orig.alike_cache:
-            orig.alike_cache[memo] = make()
-        return orig.alike_cache[memo]
+        return orig.memo((name, s, *args), make)
 
     protected = once("protected", lambda: _protected(orig, sketch))
     shown = [i for i in range(m) if s[i].strip()]
@@ -807,9 +796,7 @@ def _solve(orig: Original, sketch: Sketch, c: _Costs, bounds: list[tuple[int, in
         memo = ("part", sketch.lines, ia, ib, ja, jb, c.pairs,
                 *(tuple(i for i in rows if i in group) for group in (c.in_new, c.new_closers, c.ends)),
                 tuple((i, c.inside[i]) for i in rows if i in c.inside))
-        if memo not in orig.alike_cache:
-            orig.alike_cache[memo] = _align_part(orig, sketch, c, ia + 1, ib, ja + 1, jb)
-        ops += orig.alike_cache[memo]
+        ops += orig.memo(memo, lambda: _align_part(orig, sketch, c, ia + 1, ib, ja + 1, jb))
         if ib < len(sketch.lines):
             ops.append(Op(Kind.MATCH, jb, ib))
     return ops

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-
 from pathlib import Path
 
 from lsp_server.apply.align import Kind, Op, Original, align, prepare
@@ -117,10 +116,10 @@ def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path:
 
     tried = [ops]
     clean = attempt(ops)
-    for again in ((lambda: align(orig, sketch, new_bodies=True)), (lambda: align(orig, sketch, in_place=True))):
+    for reading in ({"new_bodies": True}, {"in_place": True}):
         if clean:
             break
-        candidate = again()
+        candidate = align(orig, sketch, **reading)
         if candidate not in tried:
             tried.append(candidate)
             clean = attempt(candidate)
@@ -154,7 +153,6 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
         raise ApplyError("the sketch has only markers: nothing to change")
     confidence = 1.0
     notes: list[str] = []
-    whole = True
     if not sketch.has_markers and body:
         whole = _whole_file(orig, sketch)
         if whole is None:
@@ -162,20 +160,17 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
                              "replaces the whole file or a part of it (mark unchanged code with a marker comment)")
         if not whole:
             confidence = 0.7
-    if not sketch.has_markers and not whole:
-        sketch, notes = implied_markers(sketch, orig.keys)
+            sketch, notes = implied_markers(sketch, orig.keys)
     ops = align(orig, sketch)
     pairs = [(orig.lines[op.o], sketch.lines[op.s]) for op in ops if op.kind is Kind.MATCH]
     ind = learn_indentation(body, [x for x, m in zip(sketch.lines, sketch.marker) if not m], pairs)
-
     lines, conf = _read(ops, orig, sketch, ind, path, chooser, notes)
-    confidence = min(confidence, conf)
     out = "\n".join(lines + [""] * tail)
     if final_newline or (not text and out):
         out += "\n"
     if eol != "\n":
         out = out.replace("\n", eol)
-    return Expansion(out, confidence, notes)
+    return Expansion(out, min(confidence, conf), notes)
 
 
 def expand(original: str, sketch: str, path: str = "", chooser: Chooser | None = None) -> Expansion:

@@ -79,6 +79,11 @@ def _whole_runs(out: list[Op], orig: Original, sketch: Sketch, step: int) -> lis
     return out
 
 
+def _leads_in(key: str) -> bool:
+    """Is the (stripped) line a decorator, a comment or a block's opening line: what follows belongs to it?"""
+    return key.startswith(("@", "#", "//")) or OPENER.search(key) is not None
+
+
 def _blank_lines_before_definitions(orig: Original) -> dict[int, int]:
     """depth → how many blank lines the file commonly puts before a definition at that depth
     (after other code at that depth or deeper, not as a block's first line)."""
@@ -89,8 +94,8 @@ def _blank_lines_before_definitions(orig: Original) -> dict[int, int]:
         if not key:
             blank += 1
             continue
-        if prev is not None and (DEFINITION.match(key) or key.startswith("@")) and not orig.keys[prev].startswith(("@", "#", "//")) \
-                and not OPENER.search(orig.keys[prev]) and orig.indent[prev] >= orig.indent[j]:
+        if prev is not None and (DEFINITION.match(key) or key.startswith("@")) and not _leads_in(orig.keys[prev]) \
+                and orig.indent[prev] >= orig.indent[j]:
             seen.setdefault(int(orig.indent[j]), Counter())[blank] += 1
         blank, prev = 0, j
     return {d: c.most_common(1)[0][0] for d, c in seen.items()}
@@ -112,22 +117,20 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
             out.append(op)
             continue
         key = line.strip()
+        depth = len(indent_of(line))
+        spaced = False  # does the line get the file's usual blank lines before it?
         # (a definition's first line edited in place keeps the blank lines the old one had)
         if key and op.kind is Kind.NEW and prev_kind is Kind.COVER and not (k and replaces(ops, k - 1)):
-            depth, pk = len(indent_of(line)), prev_line.strip()
             starts = (DEFINITION.match(key) or key.startswith("@")) and len(indent_of(prev_line)) >= depth
             after_body = depth == 0 and len(indent_of(prev_line)) > 0 and DEFINITION.match(top) and key[:1] not in "}])"
-            if (starts or after_body) and not pk.startswith(("@", "#", "//")) and not OPENER.search(pk):
-                if usual is None:
-                    usual = _blank_lines_before_definitions(orig)
-                out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
+            spaced = bool(starts or after_body) and not _leads_in(prev_line.strip())
         # (and a kept definition right after new code: the new code ends where the old spacing began)
-        elif key and op.kind is Kind.COVER and prev_kind is Kind.NEW and blanks and DEFINITION.match(key) \
-                and len(indent_of(prev_line)) >= len(indent_of(line)) \
-                and not prev_line.strip().startswith(("@", "#", "//")) and not OPENER.search(prev_line.strip()):
+        elif key and op.kind is Kind.COVER and prev_kind is Kind.NEW and blanks and DEFINITION.match(key):
+            spaced = len(indent_of(prev_line)) >= depth and not _leads_in(prev_line.strip())
+        if spaced:
             if usual is None:
                 usual = _blank_lines_before_definitions(orig)
-            out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(len(indent_of(line)), 0) - blanks))
+            out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
         if key:
             prev_line, prev_kind, blanks = line, op.kind, 0
             if not line[:1].isspace():

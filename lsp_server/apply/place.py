@@ -60,6 +60,11 @@ def _consumed(ops: Sequence[Op]) -> list[int]:
     return [op.o for op in ops if op.kind in (Kind.MATCH, Kind.DROP)]
 
 
+def _sketch_ops(ops: list[Op]) -> dict[int, int]:
+    """Sketch line → the op that writes or matches it."""
+    return {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
+
+
 def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]:
     """Runs of blank lines [a, b) in o[lo:hi] (empty runs too) between two statements where
     code at `depth` columns can start: not inside a deeper block, not between a header or an
@@ -115,15 +120,6 @@ def _loose_places(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int
         return starts
     ends = orig.at_id.get(orig.ids.get(last, -1), ())
     return [p for p in starts if any(p < q < min(hi, p + (i1 - i0) + LOOSE + 1) for q in ends)]
-
-
-def _edits_fit(orig: Original, sketch: Sketch, j0: int, edits: list[tuple[int, Op]], places: list[int],
-               renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> list[int]:
-    """The places (of a weakly shown stretch's first shown line, now at j0) where each line the
-    stretch writes in place of a line of the file edits a line like it: elsewhere its anchors fit
-    too, but its new lines would replace unrelated code."""
-    return [q for q in places if all(q + (o - j0) in edited_lines(orig, sketch.lines[op.s], renamed, pairs)
-                                     for o, op in edits)]
 
 
 def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int], orig: Original) -> list[Op]:
@@ -211,7 +207,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
     parts = stretches(sketch)
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
-    at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
+    at = _sketch_ops(ops)
     closers = shown_block_closers(orig, sketch, {})
     for k, st in enumerate(parts):
         a, b = _ops_of(ops, st, at)
@@ -223,14 +219,14 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             _check_trailing_edits(seg, orig, sketch, st, renamed, pairs, closers)
             continue  # it shows a line the file has once (or edits a definition there): the alignment placed it
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
-        edge = (not st.marker_after and k == len(parts) - 1) or (not st.marker_before and k == 0)
-        n = len(orig.lines)
+        # at the sketch's edge with no marker there
+        at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
         before = _consumed(ops[:a])
         after = _consumed(ops[b:])
         lo = before[-1] + 1 if before else 0
-        hi = after[0] if after else n
+        hi = after[0] if after else len(orig.lines)
         if edits and not shown:
-            if edge:
+            if at_end or at_start:
                 continue  # edits at the file's edge, which the sketch's edge pins
             written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
             if len(written) == len(edits) and all(
@@ -242,15 +238,15 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             seg = ops[a:b]
         text = next(sketch.lines[op.s] for op in seg if op.kind in (Kind.NEW, Kind.MATCH) and sketch.lines[op.s].strip())
         if not shown:
-            if not st.marker_after and not st.marker_before and k == len(parts) - 1 and k == 0:
+            if at_end and at_start:
                 continue
             imports = [i for i in range(st.start, st.end) if sketch.lines[i].strip()]
             if all(IMPORT.match(sketch.lines[i].strip()) for i in imports) and _import_run(orig):
                 spot = _import_place(orig, sketch.lines[imports[0]].strip())  # new imports alone
                 gaps = [(spot, spot)]
-            elif not st.marker_after and k == len(parts) - 1:
-                gaps = [(n, n)]  # no marker after the sketch's last stretch: it ends the file
-            elif not st.marker_before and k == 0:
+            elif at_end:
+                gaps = [(len(orig.lines), len(orig.lines))]  # no marker after the sketch's last stretch: it ends the file
+            elif at_start:
                 gaps = [(0, 0)]
             else:
                 gaps = _gaps(orig, lo, hi, len(indent_of(indent(text))))
@@ -264,16 +260,19 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 shifts = loose  # (edits could make it fit elsewhere too)
             if len(shifts) <= 1:
                 continue
-            if edits and _edits_fit(orig, sketch, shown[0][1], edits, shifts, renamed, pairs) == [shown[0][1]]:
-                continue  # the one place where the lines it writes anew edit lines like them
-            at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
-            if (at_end and shown[0][1] == max(shifts)) or (at_start and shown[0][1] == min(shifts)):
+            j0 = shown[0][1]
+            # the one place where each line it writes in place of a line of the file edits a line like it (elsewhere
+            # its anchors fit too, but its new lines would replace unrelated code)
+            if edits and [q for q in shifts if all(q + (o - j0) in edited_lines(orig, sketch.lines[op.s], renamed, pairs)
+                                                   for o, op in edits)] == [j0]:
+                continue
+            if (at_end and j0 == max(shifts)) or (at_start and j0 == min(shifts)):
                 continue  # at the sketch's edge with no marker there: the place nearest the file's edge
             options = []  # (a weak anchor: only the model's likelihood could tell, per whole text)
             gaps = shifts
         if len(gaps) == 1:
             ops = options[0]
-            at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
+            at = _sketch_ops(ops)
             continue
         what = f"{len(gaps)} places fit the new lines starting {text.strip()[:60]!r} (sketch line {st.start + 1})"
         if chooser is not None and options and len(options) <= MAX_PLACES:
@@ -281,7 +280,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             if pick is not None:
                 notes.append(f"{what}; the local model chose one")
                 ops = options[pick]
-                at = {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
+                at = _sketch_ops(ops)
                 continue
             raise ApplyError(f"{what} and the local model could not choose: show an unchanged line next to them")
         raise ApplyError(f"{what}: show an unchanged line right before or after them")
@@ -334,6 +333,13 @@ def _import_place(orig: Original, line: str) -> int:
     return best[2] if best is not None and not (best[0] and best[1]) else run[-1] + 1
 
 
+def _file_line(ops: list[Op], k: int) -> int:
+    """The file line ops[k] shows (a match) or edits (a new line right after that line's drop), else -1."""
+    if ops[k].kind is Kind.MATCH:
+        return ops[k].o
+    return ops[k - 1].o if k and replaces(ops, k - 1) else -1
+
+
 def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
     """A block whose header the sketch shows (as it is, or edited), followed only by new lines
     deeper than the header and then a marker no deeper than the header: the sketch wrote the
@@ -345,7 +351,7 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
     k = 0
     while k < len(out):
         op = out[k]
-        j = op.o if op.kind is Kind.MATCH else out[k - 1].o if op.kind is Kind.NEW and k and out[k - 1].kind is Kind.DROP else -1
+        j = _file_line(out, k)
         if j < 0 or op.s < 0 or not OPENER.search(orig.keys[j]) or op.s + 1 >= len(sketch.lines):
             k += 1
             continue
@@ -406,15 +412,11 @@ def rewritten_doc_comments(ops: list[Op], orig: Original, sketch: Sketch) -> lis
     and the old one goes. (A comment about something else is an addition: both stay.)"""
     out = list(ops)
     for k, op in enumerate(out):
-        if op.kind is Kind.MATCH:
-            j = op.o
-        elif op.kind is Kind.NEW and k and out[k - 1].kind is Kind.DROP:
-            j = out[k - 1].o
-            k -= 1
-        else:
+        j = _file_line(out, k)
+        if j < 0 or not DEFINITION.match(orig.keys[j]) or op.s < 0:
             continue
-        if not DEFINITION.match(orig.keys[j]) or op.s < 0:
-            continue
+        if op.kind is Kind.NEW:
+            k -= 1  # (the edited line's drop)
         a = k  # the new comment lines right above the definition
         while a > 0 and out[a - 1].kind is Kind.NEW and out[a - 1].s >= 0 and COMMENT.match(sketch.lines[out[a - 1].s].strip()):
             a -= 1
