@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, wraps
 from typing import NamedTuple
 
 import numpy as np
@@ -113,15 +113,9 @@ class Original:
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
 
     @cached_property
-    def reward_cache(self) -> dict:
-        """stripped line → reward's answer."""
-        return {}
-
-    @cached_property
     def alike_cache(self) -> dict:
-        """(stripped line, depth, renamed) → alike_lines' answer (asked by the alignment and by
-        placement), the sketch's renames, and the parts of the programme solved (_solve): one
-        expansion's."""
+        """One expansion's answers asked more than once (alike lines, the sketch's renames, what
+        every reading shares, the parts of the programme solved: _solve), each under its name."""
         return {}
 
     def memo(self, key, make):
@@ -157,6 +151,14 @@ class Original:
         return self._word_lines[word]
 
 
+def _per_expansion(f):
+    """f(orig, *args), answered once per expansion (in orig.alike_cache)."""
+    @wraps(f)
+    def memoised(orig: Original, *args):
+        return orig.memo((f.__name__, *args), lambda: f(orig, *args))
+    return memoised
+
+
 def prepare(lines: list[str], comment: str = "#") -> Original:
     keys = tuple(x.strip() for x in lines)
     counts = Counter(keys)
@@ -185,17 +187,10 @@ COMMON = 200   # a name on more lines than this finds no alike line
 SHORT = 12     # shorter lines are too alike by chance (`def b():`, `def d():`)
 
 
-def alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarray:
-    return orig.memo((line.strip(), len(indent_of(line)), renamed), lambda: _alike_lines(orig, line, renamed))
-
-
+@_per_expansion
 def renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
     """(old name, new name) pairs that two or more of the sketch's new lines make of lines of the
-    file (asked by the alignment and by placement: answered once)."""
-    return orig.memo(("renames", sketch.lines, renamed), lambda: _renames(orig, sketch, renamed))
-
-
-def _renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
+    file (asked by the alignment and by placement)."""
     seen: Counter = Counter()
     for line, is_marker in zip(sketch.lines, sketch.marker):
         key = line.strip()
@@ -218,40 +213,31 @@ def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> 
             and renamed_all(orig.keys[j], key, renamed)]
 
 
+@_per_expansion
 def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
     """The lines of the file this one may edit: its alike lines, or of those only the ones it
     makes by a rename the sketch makes elsewhere too (`pairs`), if any; for a line alike to none
     (a definition's first line, or `seen = {}` with no name but the renamed one), the one it
     renames as the sketch renames the others."""
-    return orig.memo(("edited", line, renamed, pairs), lambda: _edited_lines(orig, line, renamed, pairs))
-
-
-def _edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
     alike = alike_lines(orig, line, renamed)
     key = line.strip()
+    chosen = []
     if pairs and len(alike) > 1:
         chosen = [j for j in alike.tolist() if pairs >= renamed_all(orig.keys[j], key, renamed) != frozenset()]
-        if chosen:
-            return np.array(chosen, dtype=np.int64)
-    if pairs and not len(alike):  # a line renamed as the others are, with no other name to find it by
+    elif pairs and not len(alike):  # a line renamed as the others are, with no other name to find it by
         words = set(WORD.findall(key))
         chosen = sorted({j for old, new in pairs if new in words for j in orig.lines_with(old)
                          if pairs >= renamed_all(orig.keys[j], key, renamed) >= {(old, new)}})
-        if chosen:
-            return np.array(chosen, dtype=np.int64)
-    return alike
-
-
-def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
-    """Names the file does not have that two or more of the sketch's new lines use: what a rename
-    renames to (one new name on one line is as likely a different call). Answered once per sketch."""
-    return orig.memo(("new_names", sketch.lines), lambda: _new_names(orig, sketch))
+    return np.array(chosen, dtype=np.int64) if chosen else alike
 
 
 STRING = re.compile(r"""(['"`])(?:\\.|(?!\1).)*\1""")  # a string literal on one line
 
 
-def _new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
+@_per_expansion
+def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
+    """Names the file does not have that two or more of the sketch's new lines use: what a rename
+    renames to (one new name on one line is as likely a different call)."""
     seen: Counter = Counter()
     for line, is_marker in zip(sketch.lines, sketch.marker):
         if not is_marker and line.strip() not in orig.counts:
@@ -269,7 +255,8 @@ def _in_code(key: str, word: str) -> bool:
     return word in WORD.findall(STRING.sub("", key))
 
 
-def _alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarray:
+@_per_expansion
+def alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarray:
     """Original lines a new sketch line may replace as their edit: the same statement head; or,
     at the same depth, nearly the same text, the same tokens with one name renamed, or the old
     text extended (`versions` → `versions = versions`)."""
@@ -387,15 +374,9 @@ def renamed_all(old: str, new: str, renamed: frozenset[str]) -> frozenset[tuple[
     return pairs
 
 
+@_per_expansion
 def reward(orig: Original, key: str) -> int:
     """What matching a sketch line says about its position."""
-    found = orig.reward_cache.get(key)
-    if found is None:
-        found = orig.reward_cache[key] = _reward(orig, key)
-    return found
-
-
-def _reward(orig: Original, key: str) -> int:
     count = orig.counts.get(key, 0)
     if count == 0 or is_trivial(key):
         return 0
@@ -714,10 +695,7 @@ def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[i
 
 def _head(key: str) -> str | None:
     """The name an opening line opens: a definition's name, else its first word."""
-    if name := definition_name(key):
-        return name
-    m = WORD.match(key)
-    return m.group(0) if m else None
+    return definition_name(key) or ((m := WORD.match(key)) and m.group(0)) or None
 
 
 @dataclass
@@ -782,7 +760,7 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
         # sketch makes for several old names; the places the alignment chose say which is which
         chosen = _chosen_renames(orig, sketch, ops, renamed)
         if chosen != c.pairs:
-            orig.alike_cache[("renames", sketch.lines, renamed)] = c.pairs = chosen
+            orig.alike_cache[("renames", sketch, renamed)] = c.pairs = chosen
             ops = _solve(orig, sketch, c, bounds)
     return ops
 
