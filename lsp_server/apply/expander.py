@@ -19,7 +19,7 @@ from lsp_server.apply.layout import definition_spacing, merged_blank_runs, whole
 from lsp_server.apply.place import place, replaced_returns, rewritten_blocks, rewritten_doc_comments
 from lsp_server.apply.sketch import Indentation, Sketch, implied_markers, learn_indentation, parse
 from lsp_server.text import indent_of
-from lsp_server.apply.verify import Draft, first_doubt, first_failure
+from lsp_server.apply.verify import CHECKS, DOUBTS, Draft, first_reason
 from lsp_server.protocol import detect_eol, normalise_eol
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def _whole_file(orig: Original, sketch: Sketch) -> bool | None:
     (False), or nobody can tell (None)."""
     shown = [x.strip() for x in sketch.lines if x.strip()]
     keys = [k for k in orig.keys if k]
-    if not keys or shown[0] == keys[0] or shown[-1] == keys[-1]:
+    if shown[0] == keys[0] or shown[-1] == keys[-1]:
         return True
     if shown[0] in orig.counts and shown[-1] in orig.counts:
         return False
@@ -84,10 +84,10 @@ def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indent
     placed = definition_spacing(placed, orig, sketch, ind.convert)
     lines = _render(placed, orig, sketch, ind)
     draft = Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed))
-    reason = first_failure(draft)
+    reason = first_reason(CHECKS, draft)
     if reason is not None:
         raise ApplyError(reason)
-    return lines, 0.8 if len(notes) > before else 1.0, first_doubt(draft)
+    return lines, 0.8 if len(notes) > before else 1.0, first_reason(DOUBTS, draft)
 
 
 def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str, chooser: Chooser | None,

@@ -92,9 +92,9 @@ def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]
             ok = False
         if ok:
             out.append((a, b))
-        p = b + 1 if b == p and b < hi else p + 1
         if b >= hi:
             break
+        p = b + 1
     return out
 
 
@@ -160,11 +160,8 @@ def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset
     for x in range(len(seg) - 1):
         if replaces(seg, x):
             old, new = orig.keys[seg[x].o], sketch.lines[seg[x + 1].s].strip()
-            if edits_its_definition(orig, seg[x].o, new):
-                return True
-            if DEFINITION.match(new) and renamed_as(old, new, renamed) in pairs:
-                return True
-            if orig.counts[old] == 1 and edited_lines(orig, sketch.lines[seg[x + 1].s], renamed, pairs).tolist() == [seg[x].o]:
+            if edits_its_definition(orig, seg[x].o, new) or DEFINITION.match(new) and renamed_as(old, new, renamed) in pairs \
+                    or orig.counts[old] == 1 and edited_lines(orig, sketch.lines[seg[x + 1].s], renamed, pairs).tolist() == [seg[x].o]:
                 return True
     return False
 

@@ -50,8 +50,6 @@ def implied_markers(sketch: Sketch, keys: Sequence[str]) -> tuple[Sketch, list[s
     the first line of the file it shows (new lines may come before it) is not the file's first
     line; at the end when its last line is a line of the file that the file goes on after."""
     shown = [k for k in keys if k]
-    if not shown or not sketch.lines:
-        return sketch, []
     lines, marker, notes = list(sketch.lines), list(sketch.marker), []
     present = set(shown)
     if not marker[0]:

@@ -344,9 +344,6 @@ CHECKS = (deletions_shown, edges_kept, markers_stand_for_code, no_context_copied
 DOUBTS = (shown_lines_kept, definition_dropped_for_new, new_definition_of_old_lines)
 
 
-def first_failure(d: Draft) -> str | None:
-    return next((reason for check in CHECKS if (reason := check(d)) is not None), None)
-
-
-def first_doubt(d: Draft) -> str | None:
-    return next((reason for check in DOUBTS if (reason := check(d)) is not None), None)
+def first_reason(checks, d: Draft) -> str | None:
+    """The first of the checks' reasons to refuse (CHECKS) or doubt (DOUBTS) the draft, or None."""
+    return next((reason for check in checks if (reason := check(d)) is not None), None)
