@@ -342,9 +342,7 @@ def defined_name(key: str) -> str | None:
 
 def same_definition(old: str, new: str) -> bool:
     """Do both lines define the same name (`def f(a)` → `def f(a, b)`, `m(a) {` → `m(`)?"""
-    if not DEFINITION.match(old):
-        return False
-    a = definition_name(old)
+    a = definition_name(old) if DEFINITION.match(old) else None
     return a is not None and a == defined_name(new)
 
 
@@ -541,13 +539,8 @@ def _chain_end(orig: Original, j: int) -> int:
 def _closing_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
     """Closing-bracket lines (`}`, `});`) right before a marker, after a shown line, that the file has."""
     s, marker = sketch.lines, sketch.marker
-    out = set()
-    for i in range(1, len(s) - 1):
-        key = s[i].strip()
-        if key and key[0] in "})]" and is_trivial(key) and orig.counts.get(key, 0) and marker[i + 1] \
-                and not marker[i - 1] and s[i - 1].strip():
-            out.add(i)
-    return frozenset(out)
+    return frozenset(i for i in range(1, len(s) - 1) if (key := s[i].strip()) and key[0] in "})]" and is_trivial(key)
+                     and orig.counts.get(key, 0) and marker[i + 1] and not marker[i - 1] and s[i - 1].strip())
 
 
 def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
@@ -730,8 +723,7 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
     in_place: a reading for drafts in doubt, where the body of a definition whose first line the
     sketch shows (as the file has it once, or edited) matches and edits only that definition's
     lines in the file (see _bodies_in_place)."""
-    n, s = len(orig.lines), sketch.lines
-    m = len(s)
+    s, m, n = sketch.lines, len(sketch.lines), len(orig.lines)
 
     def once(name: str, make, *args):  # (what every reading of this sketch shares: computed once)
         return orig.memo((name, s, *args), make)

@@ -267,20 +267,17 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 continue  # at the sketch's edge with no marker there: the place nearest the file's edge
             options = []  # (a weak anchor: only the model's likelihood could tell, per whole text)
             gaps = shifts
-        if len(gaps) == 1:
-            ops = options[0]
-            at = _sketch_ops(ops)
-            continue
-        what = f"{len(gaps)} places fit the new lines starting {text.strip()[:60]!r} (sketch line {st.start + 1})"
-        if chooser is not None and options and len(options) <= MAX_PLACES:
+        pick = 0
+        if len(gaps) > 1:
+            what = f"{len(gaps)} places fit the new lines starting {text.strip()[:60]!r} (sketch line {st.start + 1})"
+            if chooser is None or not options or len(options) > MAX_PLACES:
+                raise ApplyError(f"{what}: show an unchanged line right before or after them")
             pick = chooser([render(o) for o in options])
-            if pick is not None:
-                notes.append(f"{what}; the local model chose one")
-                ops = options[pick]
-                at = _sketch_ops(ops)
-                continue
-            raise ApplyError(f"{what} and the local model could not choose: show an unchanged line next to them")
-        raise ApplyError(f"{what}: show an unchanged line right before or after them")
+            if pick is None:
+                raise ApplyError(f"{what} and the local model could not choose: show an unchanged line next to them")
+            notes.append(f"{what}; the local model chose one")
+        ops = options[pick]
+        at = _sketch_ops(ops)
     return ops
 
 
