@@ -171,8 +171,7 @@ def prepare(lines: list[str], comment: str = "#") -> Original:
         if comment in k and (bare := strip_comment(k, comment)) != k:
             at_bare.setdefault(bare, []).append(j)
         at_id.setdefault(id_list[j], []).append(j)
-        sig = signature(k)
-        if sig is not None:
+        if (sig := signature(k)) is not None:
             at_sig.setdefault(sig, []).append(j)
     blank = np.array(id_list, dtype=np.int64) == 0
     del_cost = np.concatenate([[0], np.cumsum(np.where(blank, DEL_BLANK, DEL))]).astype(np.int64)

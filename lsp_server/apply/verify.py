@@ -23,14 +23,6 @@ class Draft:
     ops: tuple[Op, ...]
 
     @cached_property
-    def original_text(self) -> str:
-        return "\n".join(self.original) + "\n"
-
-    @cached_property
-    def result_text(self) -> str:
-        return "\n".join(self.result) + "\n"
-
-    @cached_property
     def counts(self) -> Counter:
         """How often the file has each (stripped) line."""
         return Counter(x.strip() for x in self.original)
@@ -324,13 +316,14 @@ def parses(d: Draft) -> str | None:
     """The result parses no worse than the original: CPython's parser for a Python file it takes
     (stricter than tree-sitter about indentation) — on the statements the change touches, the
     whole file only if one fails — else tree-sitter's count of errors."""
+    original_text, result_text = "\n".join(d.original) + "\n", "\n".join(d.result) + "\n"
     if d.path.endswith((".py", ".pyi")):
-        if syntax.python_changed_parse(d.result, d.changed) or syntax.python_parses(d.result_text):
+        if syntax.python_changed_parse(d.result, d.changed) or syntax.python_parses(result_text):
             return None
-        if syntax.python_parses(d.original_text):
+        if syntax.python_parses(original_text):
             return "the expanded file would not parse (Python finds syntax errors; the original has none)"
-    before = syntax.error_count(d.path, d.original_text, False)
-    after = syntax.error_count(d.path, d.result_text, False)
+    before = syntax.error_count(d.path, original_text, False)
+    after = syntax.error_count(d.path, result_text, False)
     if before is not None and after is not None and after > before:
         return f"the expanded file would not parse ({after} syntax errors, the original has {before})"
     return None
