@@ -1,25 +1,21 @@
 """Pass 2: align the sketch to the original — one dynamic programme, pure, vectorised with numpy.
 
-An edit distance between the original's lines and the sketch's in which a marker is a wildcard
-covering any run of original lines. Costs are integers (the indentation hint, 1, only breaks
-ties):
-- a sketch line equal to an original line (stripped): a match, rewarded by how much it says
-  about position: a line the file has once −MATCH (ten deleted lines cost as much), a
-  definition the file has once −2·MATCH, a line found 2–3 times −8, more often −4, blank and
-  trivial lines (`}`, `else:`) 0;
-- a new sketch line: +INS; re-typing a line the file has once costs its match reward more
-  (keeping the original and adding a copy would repeat it);
-- a new sketch line in place of an alike original line (same statement head: `return x` →
-  `return x * 2`, `def f(a)` → `def f(a, b)`): +ALIKE, and the original line is replaced;
-- an original line dropped: +DEL (blank lines less) — only between two sketch lines, never
-  next to a marker: a deletion is shown by adjacency (a marker starts covering right after the
-  line before it, never after a drop);
-- a marker covers any run of original lines for free; covering nothing costs +EMPTY (the sketch
-  says code is elided there) except at the sketch's edges; covering a line shallower than the
-  marker's own indentation costs +HINT once: indentation is a hint between equal alignments,
-  never a reason to delete;
-- edges: the sketch's first and last lines are the file's (a sketch without markers that is a
-  fragment gets its markers from sketch.implied_markers first).
+An edit distance between the original's lines and the sketch's in which a marker is a wildcard covering any run of
+original lines. Costs are integers (the indentation hint, 1, only breaks ties):
+- a sketch line equal to an original line (stripped): a match, rewarded by how much it says about position: a line the
+  file has once −MATCH (ten deleted lines cost as much), a definition the file has once −2·MATCH, a line found 2–3 times
+  −8, more often −4, blank and trivial lines (`}`, `else:`) 0;
+- a new sketch line: +INS; re-typing a line the file has once costs its match reward more (keeping the original and
+  adding a copy would repeat it);
+- a new sketch line in place of an alike original line (same statement head: `return x` → `return x * 2`, `def f(a)` →
+  `def f(a, b)`): +ALIKE, and the original line is replaced;
+- an original line dropped: +DEL (blank lines less) — only between two sketch lines, never next to a marker: a deletion
+  is shown by adjacency (a marker starts covering right after the line before it, never after a drop);
+- a marker covers any run of original lines for free; covering nothing costs +EMPTY (the sketch says code is elided
+  there) except at the sketch's edges; covering a line shallower than the marker's own indentation costs +HINT once:
+  indentation is a hint between equal alignments, never a reason to delete;
+- edges: the sketch's first and last lines are the file's (a sketch without markers that is a fragment gets its markers
+  from sketch.implied_markers first).
 """
 from __future__ import annotations
 
@@ -72,11 +68,10 @@ def replaces(ops: Sequence[Op], k: int) -> bool:
 
 @lru_cache(maxsize=16384)
 def signature(key: str) -> tuple[str, ...] | None:
-    """The head two lines share when one edits the other: the first two tokens when the second
-    is a name (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike;
-    `self.`/`this.` does not count as the name (`if self.match_text()` and `if self.match_tag()`
-    test different things); a definition's is its name (`pub fn`, `async def`, a Go method's
-    receiver say nothing of which definition it is)."""
+    """The head two lines share when one edits the other: the first two tokens when the second is a name
+    (`return total`, `def greet`), else three (`self.x`, `c = 1`); numbers are alike; `self.`/`this.` does not count as
+    the name (`if self.match_text()` and `if self.match_tag()` test different things); a definition's is its name
+    (`pub fn`, `async def`, a Go method's receiver say nothing of which definition it is)."""
     if is_trivial(key) or IMPORT.match(key) or key.startswith(COMMENTS):
         return None
     if name := definition_name(key):
@@ -214,10 +209,9 @@ def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> 
 
 @_per_expansion
 def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
-    """The lines of the file this one may edit: its alike lines, or of those only the ones it
-    makes by a rename the sketch makes elsewhere too (`pairs`), if any; for a line alike to none
-    (a definition's first line, or `seen = {}` with no name but the renamed one), the one it
-    renames as the sketch renames the others."""
+    """The lines of the file this one may edit: its alike lines, or of those only the ones it makes by a rename the
+    sketch makes elsewhere too (`pairs`), if any; for a line alike to none (a definition's first line, or `seen = {}`
+    with no name but the renamed one), the one it renames as the sketch renames the others."""
     alike = alike_lines(orig, line, renamed)
     key = line.strip()
     chosen = []
@@ -322,8 +316,7 @@ def _same_import(orig: Original, key: str) -> list[int]:
 
 
 def _sharing_rarest(orig: Original, words: set[str], k: int) -> set[int]:
-    """The file's lines that have one of the k names (of these) it has on fewest lines (at most
-    COMMON lines per name)."""
+    """The file's lines with one of the k names (of these) it has on fewest lines (at most COMMON lines per name)."""
     known = sorted((len(found), w) for w in words if (found := orig.lines_with(w)))
     return {j for _, w in known[:k] for j in orig.lines_with(w)[:COMMON]}
 
@@ -359,9 +352,8 @@ def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] |
 
 
 def renamed_all(old: str, new: str, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
-    """The same tokens but names, each replaced everywhere on the line by a name the sketch
-    renames to (`class Root extends SubTree` → `class TrickleRoot extends TrickleSubTree`): the
-    (old name, new name) pairs, else none."""
+    """The same tokens but names, each replaced everywhere on the line by a name the sketch renames to
+    (`class Root extends SubTree` → `class TrickleRoot extends TrickleSubTree`): the (old name, new name) pairs, else none."""
     a, b = TOKEN.findall(old), TOKEN.findall(new)
     if len(a) != len(b):
         return frozenset()
@@ -402,8 +394,7 @@ def _cover(kept: np.ndarray, offset: np.ndarray, empty: int) -> np.ndarray:
 
 
 def block_end(orig: Original, j: int) -> int:
-    """The last line of the block opened at original line j (by indentation; a closing bracket
-    at the opener's depth belongs to it)."""
+    """The last line of the block opened at file line j (by indentation; a closing bracket at its depth belongs to it)."""
     depth, end = orig.indent[j], j
     for x in range(j + 1, len(orig.keys)):
         if not orig.keys[x]:
@@ -423,11 +414,10 @@ def _once_at(orig: Original, line: str) -> int:
 
 
 def shown_block_closers(orig: Original, sketch: Sketch, placed: dict[int, int]) -> dict[int, int]:
-    """Closing brackets the sketch writes for a block whose opening line it shows and the file
-    has once (or in one place with the lines shown next to it: `placed`, from
-    _unique_in_context): sketch line → the line closing that block in the file (its end, with the lines
-    between the sketch's last shown line and it deleted by adjacency, or kept by a marker
-    indented inside the block)."""
+    """Closing brackets the sketch writes for a block whose opening line it shows and the file has once (or in one place
+    with the lines shown next to it: `placed`, from _unique_in_context): sketch line → the line closing that block in
+    the file (its end, with the lines between the sketch's last shown line and it deleted by adjacency, or kept by a
+    marker indented inside the block)."""
     out: dict[int, int] = {}
     for i, (line, is_marker) in enumerate(zip(sketch.lines, sketch.marker)):
         key = line.strip()
@@ -543,10 +533,9 @@ def _closing_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
 
 
 def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
-    """The first and last telling lines between markers (blank and trivial lines aside), when
-    the file has them: a sketch shows unchanged lines around each change, so these are context. Re-typing
-    them (to match a copy of old code further on) costs END more, and PINNED for a line the file
-    has once: it says where the stretch is."""
+    """The first and last telling lines between markers (blank and trivial lines aside), when the file has them: a
+    sketch shows unchanged lines around each change, so these are context. Re-typing them (to match a copy of old code
+    further on) costs END more, and PINNED for a line the file has once: it says where the stretch is."""
     firsts, lasts = {}, {}  # the marker before (or -1) → the stretch's first / last telling line
     for is_first, order in ((True, range(len(sketch.lines))), (False, range(len(sketch.lines) - 1, -1, -1))):
         after_marker = True
@@ -603,11 +592,10 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
 
 def _in_new_blocks(orig: Original, sketch: Sketch, renamed: frozenset[str],
                    pairs: frozenset[tuple[str, str]], named: bool = False) -> tuple[frozenset[int], frozenset[int]]:
-    """Sketch lines inside a block whose opening line the file has in no form (not as it is, not
-    alike, not renamed as the sketch renames): the body of a new definition, which edits no line
-    of another block; and the brackets closing such blocks, which are no closing bracket of the
-    file's. named: nor an opening line of the same name at that depth (`constructor(` written
-    over three lines edits the file's `constructor(a, b) {`)."""
+    """Sketch lines inside a block whose opening line the file has in no form (not as it is, not alike, not renamed as
+    the sketch renames): the body of a new definition, which edits no line of another block; and the brackets closing
+    such blocks, which are no closing bracket of the file's. named: nor an opening line of the same name at that depth
+    (`constructor(` written over three lines edits the file's `constructor(a, b) {`)."""
     out: set[int] = set()
     closers: set[int] = set()
     stack: list[tuple[int, bool]] = []  # (depth, new?) of the openers around the line
@@ -650,26 +638,24 @@ def _comment_runs(sketch: Sketch) -> list[tuple[int, int]]:
             start = None
         elif start is None and key.startswith("/*"):
             start = i
-        if start is not None and not is_marker and "*/" in key:
+        if start is not None and "*/" in key:
             out.append((start, i))
             start = None
     return out
 
 
 def _new_comments(orig: Original, sketch: Sketch) -> frozenset[int]:
-    """The lines of `/* ... */` comments with a line the file does not have: a new doc comment,
-    whose `/**` and ` */` are no anchors (matched to another comment's, they pull the code
-    around them there)."""
+    """The lines of `/* ... */` comments with a line the file does not have: a new doc comment, whose `/**` and ` */`
+    are no anchors (matched to another comment's, they pull the code around them there)."""
     return frozenset(j for start, end in _comment_runs(sketch)
                      if any(sketch.lines[x].strip() not in orig.counts for x in range(start, end + 1))
                      for j in range(start, end + 1))
 
 
 def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[int]:
-    """The lines of `/* ... */` comments the sketch writes right above a line the file has once
-    with no comment right above it, or above a new definition of a name the file does not define:
-    a new doc comment, whose `/**` and ` */` are no anchors (matched to the comment of the code
-    above, they would delete what lies between)."""
+    """The lines of `/* ... */` comments the sketch writes right above a line the file has once with no comment right
+    above it, or above a new definition of a name the file does not define: a new doc comment, whose `/**` and ` */` are
+    no anchors (matched to the comment of the code above, they would delete what lies between)."""
     out: set[int] = set()
     for start, end in _comment_runs(sketch):
         after = end + 1
@@ -709,19 +695,17 @@ class _Costs:
 
 def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_close: bool = False,
           in_place: bool = False) -> list[Op]:
-    """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker
-    sketch line once (MATCH/NEW), in output order. Sure anchors (see _sure_anchors) cut the
-    programme into parts solved apart: the same path, in a fraction of the cells.
-    new_bodies: the second reading, where the body of a block whose opening line the file does
-    not have matches none of the file's lines (a new definition copied from an old one and
-    changed is new code; the first reading may take it for the old one, edited).
-    closers_close: the third reading, where a closing bracket that ends a stretch before a marker
-    is the file's (re-typing it costs END): what the file has between it and the line shown above
-    it goes, by adjacency. The first lets it be a new bracket and the marker keep those lines,
-    which leaves a statement cut in two.
-    in_place: a reading for drafts in doubt, where the body of a definition whose first line the
-    sketch shows (as the file has it once, or edited) matches and edits only that definition's
-    lines in the file (see _bodies_in_place)."""
+    """The cheapest path: every original line once (COVER/MATCH/DROP) and every non-marker sketch line once (MATCH/NEW),
+    in output order. Sure anchors (see _sure_anchors) cut the programme into parts solved apart: the same path, in a
+    fraction of the cells.
+    new_bodies: the second reading, where the body of a block whose opening line the file does not have matches none of
+    the file's lines (a new definition copied from an old one and changed is new code; the first reading may take it
+    for the old one, edited).
+    closers_close: the third reading, where a closing bracket that ends a stretch before a marker is the file's
+    (re-typing it costs END): what the file has between it and the line shown above it goes, by adjacency. The first
+    lets it be a new bracket and the marker keep those lines, which leaves a statement cut in two.
+    in_place: a reading for drafts in doubt, where the body of a definition whose first line the sketch shows (as the
+    file has it once, or edited) matches and edits only that definition's lines in the file (see _bodies_in_place)."""
     s, m, n = sketch.lines, len(sketch.lines), len(orig.lines)
 
     def once(name: str, make, *args):  # (what every reading of this sketch shares: computed once)
@@ -772,8 +756,7 @@ def _solve(orig: Original, sketch: Sketch, c: _Costs, bounds: list[tuple[int, in
 
 
 def _chosen_renames(orig: Original, sketch: Sketch, ops: list[Op], renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
-    """The renames the alignment's edits make on two or more lines, the most frequent old name
-    for each new one (none where two tie)."""
+    """The renames the alignment's edits make on two or more lines: each new name's most frequent old one (no tie)."""
     seen: Counter = Counter()
     for k in range(len(ops) - 1):
         if replaces(ops, k):
@@ -791,10 +774,9 @@ def _chosen_renames(orig: Original, sketch: Sketch, ops: list[Op], renamed: froz
 
 
 def _anchored(orig: Original, sketch: Sketch) -> tuple[dict[int, int], frozenset[int]]:
-    """Sketch lines the file has several times that are placed all the same: runs of shown lines
-    the file has in one place, and closing brackets of blocks whose opening line is placed; and
-    of those brackets, the ones right after a marker (the block's body elided): a stretch's
-    first line, its context, as re-typing it would cost PINNED."""
+    """Sketch lines the file has several times that are placed all the same: runs of shown lines the file has in one
+    place, and closing brackets of blocks whose opening line is placed; and of those brackets, the ones right after a
+    marker (the block's body elided): a stretch's first line, its context, as re-typing it would cost PINNED."""
     placed = _unique_in_context(orig, sketch)
     closers = shown_block_closers(orig, sketch, placed)
     pinned = set()
@@ -808,10 +790,9 @@ def _anchored(orig: Original, sketch: Sketch) -> tuple[dict[int, int], frozenset
 
 
 def _sure_anchors(orig: Original, sketch: Sketch, ends: frozenset[int]) -> list[tuple[int, int]]:
-    """(sketch line, file line) pairs the cheapest path takes for sure: the first and last telling
-    lines of stretches (see _stretch_ends: re-typing one costs PINNED) that the file and the
-    sketch each have once, whose non-blank neighbours in the stretch are its neighbours in the
-    file too, in the order of both (the longest such chain)."""
+    """(sketch line, file line) pairs the cheapest path takes for sure: the first and last telling lines of stretches
+    (see _stretch_ends: re-typing one costs PINNED) that the file and the sketch each have once, whose non-blank
+    neighbours in the stretch are its neighbours in the file too, in the order of both (the longest such chain)."""
     s, marker, keys = sketch.lines, sketch.marker, orig.keys
     written = Counter(x.strip() for x, mk in zip(s, marker) if not mk)
     found = []
@@ -918,11 +899,10 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
 
 def _edit_costs(orig: Original, c: _Costs, line: str, key: str, count: int, ins: int, i: int,
                 lo: int, hi: int) -> dict[int, int]:
-    """The file's lines in [lo, hi) that sketch line i may replace as their edit (local index →
-    cost): its alike lines for ALIKE, or, for a line the file has elsewhere, for what re-typing it
-    costs (ALIKE more than INS); the file's line with a trailing comment the sketch left out for
-    ALIKE; and the file's one definition of the name a new definition line edits
-    (`def f(a):` → `def f(a, b):`) as surely as a match of it."""
+    """The file's lines in [lo, hi) that sketch line i may replace as their edit (local index → cost): its alike lines
+    for ALIKE, or, for a line the file has elsewhere, for what re-typing it costs (ALIKE more than INS); the file's line
+    with a trailing comment the sketch left out for ALIKE; and the file's one definition of the name a new definition
+    line edits (`def f(a):` → `def f(a, b):`) as surely as a match of it."""
     out: dict[int, int] = {}
     if key and count <= 1 and i not in c.in_new:
         edit = ALIKE if count == 0 else ALIKE + ins - INS
@@ -939,9 +919,8 @@ def _edit_costs(orig: Original, c: _Costs, line: str, key: str, count: int, ins:
 
 
 def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost, i0: int, lo: int) -> list[Op]:
-    """Walk the cheapest path of a part back (local columns, global ops). At equal cost: a
-    match, then a new line, then an alike replacement; drops as few as explain the cost; a
-    marker covers as little as it can."""
+    """Walk the cheapest path of a part back (local columns, global ops). At equal cost: a match, then a new line, then
+    an alike replacement; drops as few as explain the cost; a marker covers as little as it can."""
     w, m = rows.shape[1] - 1, rows.shape[0] - 1
     j, target, after_drops = w, rows[m][w], True
     ops: list[Op] = []

@@ -1,11 +1,9 @@
 """Sketches → a checked set of whole-file changes inside the workspace (nothing written here).
 
-Every path from the model is resolved against the workspace root and must stay inside it
-(no absolute paths, no `..`, no symlink leading out, nothing under .git, no secret files).
-A sketch for a file that does not exist creates it (then it may not contain markers).
-Each file either expands with confidence or fails with a reason; the caller applies all the
-successful ones as one edit, or none.
-"""
+Every path from the model is resolved against the workspace root and must stay inside it (no absolute paths, no `..`, no
+symlink leading out, nothing under .git, no secret files). A sketch for a file that does not exist creates it (then it
+may not contain markers). Each file either expands with confidence or fails with a reason; the caller applies all the
+successful ones as one edit, or none."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -36,8 +36,7 @@ class Expansion:
 
 
 def _whole_file(orig: Original, sketch: Sketch) -> bool | None:
-    """For a sketch without markers: the whole new file (True), a fragment whose surroundings stay
-    (False), or nobody can tell (None)."""
+    """For a marker-less sketch: the whole new file (True), a fragment whose surroundings stay (False), or unclear (None)."""
     shown = [x.strip() for x in sketch.lines if x.strip()]
     keys = [k for k in orig.keys if k]
     if shown[0] == keys[0] or shown[-1] == keys[-1]:
@@ -92,19 +91,16 @@ def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indent
 
 def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str, chooser: Chooser | None,
           notes: list[str]) -> tuple[list[str], float]:
-    """The first reading's draft, unless it fails verification or is in doubt: then the first of
-    the other readings that passes without doubt (the bodies of blocks the file does not have in
-    any form read as new code — the first lets their lines match the file's, which reads a
-    definition copied from another as that one, edited; then the bodies of definitions the sketch
-    shows read in their own place), else the first draft that passes at all. None passing: the
-    last reading's, if it passes (closing brackets before markers are the file's), else the first
-    reading's reason."""
+    """The first reading's draft, unless it fails verification or is in doubt: then the first of the other readings that
+    passes without doubt (the bodies of blocks the file does not have in any form read as new code — the first lets
+    their lines match the file's, which reads a definition copied from another as that one, edited; then the bodies of
+    definitions the sketch shows read in their own place), else the first draft that passes at all. None passing: the
+    last reading's, if it passes (closing brackets before markers are the file's), else the first reading's reason."""
     passed: list[tuple[list[str], float, list[str]]] = []  # drafts that pass, in doubt
     refused = None
 
     def attempt(candidate: list[Op]) -> bool:
-        """Place, render and verify a reading: True when it passes without doubt (then it is
-        `passed[-1]`)."""
+        """Place, render and verify a reading: True when it passes without doubt (then it is `passed[-1]`)."""
         nonlocal refused
         try:
             lines, conf, doubt = _place_and_render(candidate, orig, sketch, ind, path, chooser, own := [])

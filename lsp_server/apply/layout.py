@@ -12,18 +12,16 @@ from lsp_server.text import DEFINITION, indent_of
 
 
 def whole_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
-    """A run of the file's blank lines that new code would split, or take from the code a marker
-    keeps, stays whole on the side the marker keeps: the sketch's own blank lines on the side it
-    shows are its own (new). (A sketch shows `RESET = 0`, a blank line, a new line and a marker:
-    the two blank lines before the next definition stay two. A marker, new code, a blank line and
-    context: the blank line after the kept code stays there, before the new code.)"""
+    """A run of the file's blank lines that new code would split, or take from the code a marker keeps, stays whole on
+    the side the marker keeps: the sketch's own blank lines on the side it shows are its own (new). (A sketch shows
+    `RESET = 0`, a blank line, a new line and a marker: the two blank lines before the next definition stay two. A
+    marker, new code, a blank line and context: the blank line after the kept code stays there, before the new code.)"""
     return _whole_runs(_whole_runs(list(ops), orig, sketch, 1)[::-1], orig, sketch, -1)[::-1]
 
 
 def merged_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]:
-    """Where a stretch's blank lines meet the file's blank lines that a marker keeps, they are one
-    run: as long as the longer of the two (the sketch's blank line before a marker stands for the
-    blank line the file already has there)."""
+    """Where a stretch's blank lines meet the file's blank lines that a marker keeps, they are one run: as long as the
+    longer of the two (the sketch's blank line before a marker stands for the blank line the file already has there)."""
     out: list[Op] = []
     k = 0
     while k < len(ops):
@@ -102,11 +100,10 @@ def _blank_lines_before_definitions(orig: Original) -> dict[int, int]:
 
 
 def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
-    """A new definition (or its decorator) right after code a marker keeps, at its depth or
-    deeper, gets at least as many blank lines before it as the file puts before its definitions
-    at that depth; so does a new top-level statement after a kept definition's body, and a
-    kept definition right after new code that ends in blank lines. Where the sketch shows the
-    line before, its own blank lines stand."""
+    """A new definition (or its decorator) right after code a marker keeps, at its depth or deeper, gets at least as
+    many blank lines before it as the file puts before its definitions at that depth; so does a new top-level statement
+    after a kept definition's body, and a kept definition right after new code that ends in blank lines. Where the
+    sketch shows the line before, its own blank lines stand."""
     usual: dict[int, int] | None = None  # (asked only where new code follows kept code)
     out: list[Op] = []
     prev_line, prev_kind, top, blanks = None, None, "", 0

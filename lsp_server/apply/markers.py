@@ -1,9 +1,8 @@
 """Elision markers: the comment lines a sketch uses for "unchanged code goes here".
 
-Pure functions. A line is a marker when it is a short comment (in any common comment syntax)
-that says so: `# ... existing code ...`, `// rest of the file unchanged`, `/* … */`,
-`<!-- ... -->`. A line that also exists verbatim in the original is never a marker (it is code
-the sketch kept)."""
+Pure functions. A line is a marker when it is a short comment (in any common comment syntax) that says so:
+`# ... existing code ...`, `// rest of the file unchanged`, `/* … */`, `<!-- ... -->`. A line that also exists verbatim
+in the original is never a marker (it is code the sketch kept)."""
 from __future__ import annotations
 
 import re

@@ -1,13 +1,11 @@
-"""Pass 3: resolve placements. The alignment fixes every stretch of the sketch that shows a line
-the file has once; a stretch between two markers that shows no such line (new code alone, or
-new code around `}` or `return x`) could go in several places, and the programme's pick among
-equal costs is no evidence. Here each such stretch gets the places that fit it:
-- at an edge of the sketch with no marker there: the file's start or end (a sketch with only a
-  leading marker appends);
-- else, between the neighbouring stretches, every gap between statements at its depth (new
-  code alone) or every run of the file's lines equal to the ones it shows (a weak anchor).
-One place: it goes there. Several: the local model's likelihood picks one (chooser), else a
-refusal that says how many places fit, which the planner's repair round sends back."""
+"""Pass 3: resolve placements. The alignment fixes every stretch of the sketch that shows a line the file has once; a
+stretch between two markers that shows no such line (new code alone, or around `}` or `return x`) could go in several
+places, and the programme's pick among equal costs is no evidence. Each such stretch gets the places that fit it:
+- at an edge of the sketch with no marker there: the file's start or end (a sketch with only a leading marker appends);
+- else, between the neighbouring stretches, every gap between statements at its depth (new code alone) or every run of
+  the file's lines equal to the ones it shows (a weak anchor).
+One place: it goes there. Several: the local model's likelihood picks one (chooser), else a refusal that says how many
+places fit, which the planner's repair round sends back."""
 from __future__ import annotations
 
 import re
@@ -110,9 +108,8 @@ LOOSE = 3  # lines: how much longer than in the sketch the file may have a weak 
 
 
 def _loose_places(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int) -> list[int]:
-    """Where in [lo, hi) the file has a weakly shown stretch's first and last shown lines about as
-    far apart as the sketch has them (edits between them could fit it there as well as where its
-    lines match exactly)."""
+    """Where in [lo, hi) the file has a weakly shown stretch's first and last shown lines about as far apart as the
+    sketch has them (edits between them could fit it there as well as where its lines match exactly)."""
     (i0, j0), (i1, j1) = shown[0], shown[-1]
     first, last = orig.keys[j0], orig.keys[j1]
     starts = [int(p) for p in orig.at_id.get(orig.ids.get(first, -1), ()) if lo <= p < hi]
@@ -159,21 +156,21 @@ def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset
     calls, or the one line of the file like the new one, which the file has once?"""
     for x in range(len(seg) - 1):
         if replaces(seg, x):
-            old, new = orig.keys[seg[x].o], sketch.lines[seg[x + 1].s].strip()
-            if edits_its_definition(orig, seg[x].o, new) or DEFINITION.match(new) and renamed_as(old, new, renamed) in pairs \
-                    or orig.counts[old] == 1 and edited_lines(orig, sketch.lines[seg[x + 1].s], renamed, pairs).tolist() == [seg[x].o]:
+            j, line = seg[x].o, sketch.lines[seg[x + 1].s]
+            old, new = orig.keys[j], line.strip()
+            if edits_its_definition(orig, j, new) or DEFINITION.match(new) and renamed_as(old, new, renamed) in pairs \
+                    or orig.counts[old] == 1 and edited_lines(orig, line, renamed, pairs).tolist() == [j]:
                 return True
     return False
 
 
 def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch,
                           renamed: frozenset[str], pairs: frozenset[tuple[str, str]], closers: dict[int, int]) -> None:
-    """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of
-    the file's lines, with fewer than two telling lines of the file after them, may as well add
-    those lines before the ones it would edit: refused (context after an edit says which). A
-    line renamed as the sketch renames elsewhere too is an edit for sure, and so is the first line
-    of a definition of the same name (and the lines above it); so are lines followed by the closing
-    bracket of a block whose first line the sketch shows (`closers`: that block's own, in the file)."""
+    """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of the file's lines, with
+    fewer than two telling lines of the file after them, may as well add those lines before the ones it would edit:
+    refused (context after an edit says which). A line renamed as the sketch renames elsewhere too is an edit for sure,
+    and so is the first line of a definition of the same name (and the lines above it); so are lines followed by the
+    closing bracket of a block whose first line the sketch shows (`closers`: that block's own, in the file)."""
     if not st.marker_after:
         return
     edits = shown = 0
@@ -282,8 +279,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
 
 
 def _import_run(orig: Original) -> list[int]:
-    """The file's first run of top-level imports (their lines; blank lines and comments between
-    them do not end it)."""
+    """The file's first run of top-level imports (their lines; blank lines and comments between them do not end it)."""
     run: list[int] = []
     for j, key in enumerate(orig.keys):
         if not key or orig.indent[j] or key.startswith(("#", "//")):
@@ -335,11 +331,10 @@ def _file_line(ops: list[Op], k: int) -> int:
 
 
 def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
-    """A block whose header the sketch shows (as it is, or edited), followed only by new lines
-    deeper than the header and then a marker no deeper than the header: the sketch wrote the
-    block's whole body anew, and the old body goes. (A marker indented inside the body stands for
-    the rest of the body instead, and a body line the sketch shows keeps the rest too.) Unless the
-    new body ends the block (`return`, `raise`...) or rewrites a definition in at least half as
+    """A block whose header the sketch shows (as it is, or edited), followed only by new lines deeper than the header
+    and then a marker no deeper than the header: the sketch wrote the block's whole body anew, and the old body goes. (A
+    marker indented inside the body stands for the rest of the body instead, and a body line the sketch shows keeps the
+    rest too.) Unless the new body ends the block (`return`, `raise`...) or rewrites a definition in at least half as
     many lines, it may as well be an addition at the block's start: refused."""
     out = list(ops)
     k = 0
@@ -350,11 +345,10 @@ def rewritten_blocks(ops: list[Op], orig: Original, sketch: Sketch, indent: Call
             k += 1
             continue
         depth = len(indent_of(indent(sketch.lines[op.s])))
-        body, x = [], k + 1
+        x = k + 1
         while x < len(out) and out[x].kind is Kind.NEW:
-            body.append(out[x])
             x += 1
-        code = [b for b in body if b.s >= 0 and sketch.lines[b.s].strip()]
+        code = [b for b in out[k + 1:x] if b.s >= 0 and sketch.lines[b.s].strip()]
         after = code[-1].s + 1 if code else -1
         while 0 <= after < len(sketch.lines) and not sketch.lines[after].strip():
             after += 1
@@ -431,10 +425,9 @@ def rewritten_doc_comments(ops: list[Op], orig: Original, sketch: Sketch) -> lis
 
 
 def replaced_returns(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str], str]) -> list[Op]:
-    """A new `return`/`raise`/`throw` written right before a kept line with the same statement
-    head at the same depth edits that line: code after it would never run, so it cannot be an
-    addition. (The sketch wrote a line the file has elsewhere too, so the alignment did not
-    take it for an edit.)"""
+    """A new `return`/`raise`/`throw` written right before a kept line with the same statement head at the same depth
+    edits that line: code after it would never run, so it cannot be an addition. (The sketch wrote a line the file has
+    elsewhere too, so the alignment did not take it for an edit.)"""
     out = list(ops)
     for k in range(len(out) - 1):
         op, nxt = out[k], out[k + 1]

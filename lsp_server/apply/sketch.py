@@ -52,12 +52,9 @@ def implied_markers(sketch: Sketch, keys: Sequence[str]) -> tuple[Sketch, list[s
     shown = [k for k in keys if k]
     lines, marker, notes = list(sketch.lines), list(sketch.marker), []
     present = set(shown)
-    if not marker[0]:
-        first = None
-        for line, marked in zip(lines, marker):
-            if marked or line.strip() in present:
-                first = None if marked else line.strip()
-                break
+    if not marker[0]:  # (the first line of the file it shows, unless a marker comes first)
+        first = next((None if marked else line.strip() for line, marked in zip(lines, marker)
+                      if marked or line.strip() in present), None)
         if first is not None and first != shown[0]:
             lines.insert(0, IMPLIED)
             marker.insert(0, True)

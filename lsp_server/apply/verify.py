@@ -53,9 +53,8 @@ class Draft:
 
 
 def deletions_shown(d: Draft) -> str | None:
-    """Code is deleted only where the sketch shows the lines on both sides of it, or writes an
-    alike line in its place: a line dropped between a marker and anything else is a bug, never a
-    merge."""
+    """Code is deleted only where the sketch shows the lines on both sides of it, or writes an alike line in its place:
+    a line dropped between a marker and anything else is a bug, never a merge."""
     k = 0
     while k < len(d.ops):
         if d.ops[k].kind is not Kind.DROP:
@@ -89,10 +88,9 @@ def shown_lines_kept(d: Draft) -> str | None:
 
 
 def definition_dropped_for_new(d: Draft) -> str | None:
-    """A draft that deletes a definition's first line the sketch does not show, while the sketch
-    writes a new definition: the new one's lines (`where`, `{`, a parameter line like the old one's)
-    may have been matched against the old one's tail, deleting its head by adjacency. A doubt,
-    not a refusal: DOUBTS."""
+    """A draft that deletes a definition's first line the sketch does not show, while the sketch writes a new
+    definition: the new one's lines (`where`, `{`, a parameter line like the old one's) may have been matched against
+    the old one's tail, deleting its head by adjacency. A doubt, not a refusal: DOUBTS."""
     added = {definition_name(d.sketch.lines[op.s].strip()) for op in d.ops if op.kind is Kind.NEW and op.s >= 0}
     added.discard(None)
     if not added:
@@ -105,10 +103,9 @@ def definition_dropped_for_new(d: Draft) -> str | None:
 
 
 def new_definition_of_old_lines(d: Draft) -> str | None:
-    """A new definition (a name the file does not define: an edited first line is no new
-    definition) whose body holds lines of the file: written anew as a copy of another definition,
-    or that definition's lines taken into it. A doubt, not a refusal: DOUBTS (the second reading
-    writes such bodies anew)."""
+    """A new definition (a name the file does not define: an edited first line is no new definition) whose body holds
+    lines of the file: written anew as a copy of another definition, or that definition's lines taken into it. A doubt,
+    not a refusal: DOUBTS (the second reading writes such bodies anew)."""
     opener = -1  # the depth of the new definition being read, -1 outside one
     for op in d.ops:
         if op.s < 0 or op.kind not in (Kind.MATCH, Kind.NEW):
@@ -128,9 +125,8 @@ def new_definition_of_old_lines(d: Draft) -> str | None:
 
 
 def markers_stand_for_code(d: Draft) -> str | None:
-    """A marker that stands for no line of the file, next to a stretch that deletes lines: the
-    alignment took the lines the marker was written for (the sketch moved code, or its marker is
-    misplaced)."""
+    """A marker that stands for no line of the file, next to a stretch that deletes lines: the alignment took the lines
+    the marker was written for (the sketch moved code, or its marker is misplaced)."""
     covering = {op.s for op in d.ops if op.kind is Kind.COVER}
     marks = [i for i, m in enumerate(d.sketch.marker) if m]
     for x, i in enumerate(marks):
@@ -176,10 +172,9 @@ NEAR = 3  # non-blank lines: how close to the sketch's stretch a marker's copy o
 
 
 def no_context_copied(d: Draft) -> str | None:
-    """A line the file has once, written anew by the sketch while the marker right before or after
-    its stretch keeps the same line within NEAR lines of the stretch: the sketch meant it as
-    context (or moved it), and the result would have it twice. (A new definition copying a line
-    of the one next to it is not refused.)"""
+    """A line the file has once, written anew by the sketch while the marker right before or after its stretch keeps the
+    same line within NEAR lines of the stretch: the sketch meant it as context (or moved it), and the result would have
+    it twice. (A new definition copying a line of the one next to it is not refused.)"""
     markers = [i for i, m in enumerate(d.sketch.marker) if m]
     cover = {op.o: (k, op.s) for k, op in enumerate(d.ops) if op.kind is Kind.COVER}
     for k, op in enumerate(d.ops):
@@ -210,8 +205,7 @@ def no_context_copied(d: Draft) -> str | None:
 
 
 def _in_new_definition(d: Draft, i: int) -> bool:
-    """Is sketch line i inside a definition (or another block) whose first line the sketch
-    writes anew?"""
+    """Is sketch line i inside a definition (or another block) whose first line the sketch writes anew?"""
     new = {op.s for op in d.ops if op.kind is Kind.NEW}
     depth = len(d.sketch.lines[i]) - len(d.sketch.lines[i].lstrip())
     for x in range(i - 1, -1, -1):
@@ -227,10 +221,9 @@ def _in_new_definition(d: Draft, i: int) -> bool:
 
 
 def no_definition_repeated(d: Draft) -> str | None:
-    """A definition the sketch writes anew right next to the file's definition of the same name
-    at the same depth (only their bodies between): the result would define it twice — the sketch
-    meant an edit of a first line it did not show as the file has it. Overloads and decorated
-    definitions (`@x.setter`) are not refused."""
+    """A definition the sketch writes anew right next to the file's definition of the same name at the same depth (only
+    their bodies between): the result would define it twice — the sketch meant an edit of a first line it did not show
+    as the file has it. Overloads and decorated definitions (`@x.setter`) are not refused."""
     if not any(op.kind is Kind.NEW and op.s >= 0 and DEFINITION.match(d.sketch.lines[op.s].strip()) for op in d.ops):
         return None  # (no new definition: nothing to look at)
     last: dict[int, tuple[str, bool, int]] = {}  # depth → (name, new?, line) of the definition last seen there
@@ -299,9 +292,8 @@ def _imports(lines, go: bool) -> Counter:
 
 
 def no_import_repeated(d: Draft) -> str | None:
-    """The result imports something at the top level more often than the original did, twice at
-    least: an import the sketch rewrote in another form (Go's `import "x"` into a group) kept
-    beside it."""
+    """The result imports something at the top level more often than the original did, twice at least: an import the
+    sketch rewrote in another form (Go's `import "x"` into a group) kept beside it."""
     go = d.path.endswith(".go")
     if not go and not d.path.endswith((".py", ".pyi")):
         return None
