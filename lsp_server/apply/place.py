@@ -209,9 +209,11 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and reward(orig, orig.keys[op.o]) > 0]
         if not any(op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip() for op in seg):
             continue  # nothing new to place (`]` alone after a marker is the file's)
-        if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown) or _sure_edit(seg, orig, sketch, renamed, pairs):
+        if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown) or _sure_edit(seg, orig, sketch, renamed, pairs) \
+                or any(op.kind is Kind.MATCH and closers.get(op.s) == op.o for op in seg):
             _check_trailing_edits(seg, orig, sketch, st, renamed, pairs, closers)
-            continue  # it shows a line the file has once (or edits a definition there): the alignment placed it
+            continue  # it shows a line the file has once, edits a definition there, or closes a block the
+            # sketch opens above it: the alignment placed it
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
         # at the sketch's edge with no marker there
         at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0

@@ -106,6 +106,18 @@ CASES = [
      "class Waker {\n  register(op) {\n    this.inner.register(op);\n    this.empty.store(this.inner.isEmpty(), true);\n  }\n\n"
      "  unregister(op) {\n    this.inner.unregister(op);\n    this.empty.store(this.inner.isEmpty(), true);\n  }\n}\n"),
     # 11b. a closing bracket under a shown block's first line is that block's: the lines between go
+    # ... the closing bracket of a definition whose body a marker keeps, new code after it: the
+    # bracket is that definition's, however many other brackets like it the file has
+    ("closing_bracket_of_a_shown_block", "m.rs",
+     "pub struct A;\n\nimpl A {\n    pub fn new() -> Self {\n        A\n    }\n\n    pub fn get(&self) -> u8 {\n"
+     "        let x = 1;\n        x + 1\n    }\n}\n\npub struct B;\n\nimpl B {\n    pub fn new() -> Self {\n"
+     "        B\n    }\n}\n\nimpl Default for B {\n    fn default() -> Self {\n        B\n    }\n}\n",
+     "// ... existing code ...\n    pub fn get(&self) -> u8 {\n        // ... existing code ...\n    }\n\n"
+     "    pub fn twice(&self) -> u8 {\n        self.get() * 2\n    }\n}\n// ... existing code ...\n",
+     "pub struct A;\n\nimpl A {\n    pub fn new() -> Self {\n        A\n    }\n\n    pub fn get(&self) -> u8 {\n"
+     "        let x = 1;\n        x + 1\n    }\n\n    pub fn twice(&self) -> u8 {\n        self.get() * 2\n    }\n"
+     "}\n\npub struct B;\n\nimpl B {\n    pub fn new() -> Self {\n        B\n    }\n}\n\nimpl Default for B {\n"
+     "    fn default() -> Self {\n        B\n    }\n}\n"),
     # ... with the block's body elided by a marker indented inside it: that bracket still, and new code after it
     ("closing_bracket_of_a_shown_block", "m.js",
      "const x = 1;\n\nclass Err {\n  make(e) {\n    return {\n      inner: e,\n    };\n  }\n}\n\nclass Err2 extends Err {}\n\n"
