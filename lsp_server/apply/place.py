@@ -164,6 +164,13 @@ def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset
     return False
 
 
+def _fits_around(orig: Original, seg: list[Op], j: int, x: int) -> bool:
+    """Would the file's lines the stretch matches (placed around its edit of line j) be the same
+    lines were the edit of line x instead?"""
+    return all(0 <= x + op.o - j < len(orig.lines) and orig.lines[x + op.o - j] == orig.lines[op.o]
+               for op in seg if op.kind is Kind.MATCH)
+
+
 def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch,
                           renamed: frozenset[str], pairs: frozenset[tuple[str, str]], closers: dict[int, int]) -> None:
     """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of the file's lines, with
@@ -226,9 +233,10 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
                 continue  # edits at the file's edge, which the sketch's edge pins
             written = [op for op in seg if op.kind is Kind.NEW and sketch.lines[op.s].strip()]
             if len(written) == len(edits) and all(
-                    [x for x in edited_lines(orig, sketch.lines[op.s], renamed, pairs).tolist() if lo <= x < hi] == [j]
-                    for j, op in edits):
-                continue  # only edits, each of the one line like it between the stretches around it
+                    [x for x in edited_lines(orig, sketch.lines[op.s], renamed, pairs).tolist()
+                     if lo <= x < hi and _fits_around(orig, seg, j, x)] == [j] for j, op in edits):
+                continue  # only edits, each of the one line like it between the stretches around it that
+                # has the lines the stretch shows (`}` too) where the stretch shows them
             # several lines are like one it writes: nothing says it edits this one; it is new code
             ops = ops[:a] + [Op(Kind.COVER, op.o) if op.kind is Kind.DROP else op for op in seg] + ops[b:]
             seg = ops[a:b]

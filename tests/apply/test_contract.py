@@ -227,6 +227,28 @@ CASES = [
     ("alike_line_edited", "m.js", '// one instance per path\nconst cache = new Map();\n\nfunction watch(path, listener) {\n  let cont = cache.get(path);\n  const now = Date.now();\n  log(now);\n  if (cont) {\n    cont.listeners.add(listener);\n    return cont;\n  }\n  cont = { listeners: new Set([listener]) };\n  cache.set(path, cont);\n  return cont;\n}\n\nfunction other(x) {\n  if (x) {\n    x.listeners.add(1);\n    return x;\n  }\n  return null;\n}\n',
      '// ... existing code ...\nfunction watch(path, listener) {\n  let instance = cache.get(path);\n  // ... existing code ...\n  if (instance) {\n    instance.listeners.add(listener);\n    return instance;\n  }\n  instance = { listeners: new Set([listener]) };\n  cache.set(path, instance);\n  return instance;\n}\n// ... existing code ...\n',
      '// one instance per path\nconst cache = new Map();\n\nfunction watch(path, listener) {\n  let instance = cache.get(path);\n  const now = Date.now();\n  log(now);\n  if (instance) {\n    instance.listeners.add(listener);\n    return instance;\n  }\n  instance = { listeners: new Set([listener]) };\n  cache.set(path, instance);\n  return instance;\n}\n\nfunction other(x) {\n  if (x) {\n    x.listeners.add(1);\n    return x;\n  }\n  return null;\n}\n'),
+    # ... an edit between lines that say little (`}`, `pass`, shown as the file has them around it) is
+    # of the one line like it that those lines surround, though the file has other lines like it
+    ("alike_line_edited", "m.go",
+     "package p\n\nfunc (f F) a(v int) string {\n\tif v > 0 {\n\t\treturn f.show(v, 0, 1)\n\t}\n\tv++\n"
+     "\treturn f.show(v, 1, 0)\n}\n\nfunc (f F) b(v int) string {\n\tswitch v {\n\tcase 1:\n\t\treturn f.name(v)\n"
+     "\t}\n\treturn f.show(v, 0, 2)\n}\n\nfunc (f F) c(v int) string {\n\tv++\n\treturn f.show(v, 0, 3)\n}\n",
+     "// ... existing code ...\n\t\t// ... existing code ...\n\t}\n\treturn f.show(v, 2, 0)\n}\n"
+     "// ... existing code ...\n",
+     "package p\n\nfunc (f F) a(v int) string {\n\tif v > 0 {\n\t\treturn f.show(v, 0, 1)\n\t}\n\tv++\n"
+     "\treturn f.show(v, 1, 0)\n}\n\nfunc (f F) b(v int) string {\n\tswitch v {\n\tcase 1:\n\t\treturn f.name(v)\n"
+     "\t}\n\treturn f.show(v, 2, 0)\n}\n\nfunc (f F) c(v int) string {\n\tv++\n\treturn f.show(v, 0, 3)\n}\n"),
+    ("alike_line_edited", "m.py",
+     "class F:\n    def a(self, v):\n        if v:\n            return self.show(v, 0, 1)\n"
+     "        return self.show(v, 1, 0)\n\n    def b(self, v):\n        for x in v:\n            x.go()\n"
+     "            pass\n        return self.show(v, 0, 2)\n\n    def c(self, v):\n        v += 1\n"
+     "        return self.show(v, 0, 3)\n",
+     "# ... existing code ...\n            # ... existing code ...\n            pass\n"
+     "        return self.show(v, 2, 0)\n# ... existing code ...\n",
+     "class F:\n    def a(self, v):\n        if v:\n            return self.show(v, 0, 1)\n"
+     "        return self.show(v, 1, 0)\n\n    def b(self, v):\n        for x in v:\n            x.go()\n"
+     "            pass\n        return self.show(v, 2, 0)\n\n    def c(self, v):\n        v += 1\n"
+     "        return self.show(v, 0, 3)\n"),
     # ... a member's first line with its parameters moved to the lines below (`check(`) edits its definition
     ("alike_line_edited", "m.ts",
      "export class Checker {\n  check(file: File): void {\n    const { max } =\n      this.opts().limits\n\n"
