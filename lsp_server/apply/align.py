@@ -210,13 +210,15 @@ def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> 
 @_per_expansion
 def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: frozenset[tuple[str, str]]) -> np.ndarray:
     """The lines of the file this one may edit: its alike lines, or of those only the ones it makes by a rename the
-    sketch makes elsewhere too (`pairs`), if any; for a line alike to none (a definition's first line, or `seen = {}`
-    with no name but the renamed one), the one it renames as the sketch renames the others."""
+    sketch makes elsewhere too (`pairs`), else by renaming names to names new to the file (a field renamed while a
+    parameter keeps the old name), if any; for a line alike to none (a definition's first line, or `seen = {}` with no
+    name but the renamed one), the one it renames as the sketch renames the others."""
     alike = alike_lines(orig, line, renamed)
     key = line.strip()
     chosen = []
-    if pairs and len(alike) > 1:
-        chosen = [j for j in alike.tolist() if pairs >= renamed_all(orig.keys[j], key, renamed) != frozenset()]
+    if len(alike) > 1:
+        made = {j: renamed_all(orig.keys[j], key, renamed) for j in alike.tolist()}
+        chosen = [j for j, by in made.items() if by and by <= pairs] or [j for j, by in made.items() if by]
     elif pairs and not len(alike):  # a line renamed as the others are, with no other name to find it by
         words = set(WORD.findall(key))
         chosen = sorted({j for old, new in pairs if new in words for j in orig.lines_with(old)

@@ -249,6 +249,31 @@ CASES = [
      "        return self.show(v, 1, 0)\n\n    def b(self, v):\n        for x in v:\n            x.go()\n"
      "            pass\n        return self.show(v, 2, 0)\n\n    def c(self, v):\n        v += 1\n"
      "        return self.show(v, 0, 3)\n"),
+    # ... a field renamed while a parameter keeps the old name: of the lines alike to a new line, the one
+    # it makes by renaming to the sketch's new name is the one it edits
+    ("alike_line_edited", "m.go",
+     "package p\n\ntype L struct {\n\tlevel int\n}\n\nfunc (l L) Info(msg string) {\n\tif l.on() {\n\t\tl.hook()\n"
+     "\t}\n\tl.out.Info(l.level, msg)\n}\n\nfunc (l L) Error(msg string) {\n\tif l.on() {\n\t\tl.hook()\n\t}\n"
+     "\tl.out.Error(msg)\n}\n\nfunc (l L) V(level int) L {\n\tl.level += level\n\treturn l\n}\n",
+     "// ... existing code ...\ntype L struct {\n\tverbosity int\n}\n// ... existing code ...\n\t\tl.hook()\n\t}\n"
+     "\tl.out.Info(l.verbosity, msg)\n}\n// ... existing code ...\nfunc (l L) V(level int) L {\n"
+     "\tl.verbosity += level\n\treturn l\n}\n",
+     "package p\n\ntype L struct {\n\tverbosity int\n}\n\nfunc (l L) Info(msg string) {\n\tif l.on() {\n"
+     "\t\tl.hook()\n\t}\n\tl.out.Info(l.verbosity, msg)\n}\n\nfunc (l L) Error(msg string) {\n\tif l.on() {\n"
+     "\t\tl.hook()\n\t}\n\tl.out.Error(msg)\n}\n\nfunc (l L) V(level int) L {\n\tl.verbosity += level\n"
+     "\treturn l\n}\n"),
+    ("alike_line_edited", "m.py",
+     "class L:\n    def __init__(self):\n        self.level = 0\n\n    def info(self, msg):\n"
+     "        if self.on():\n            self.hook()\n        self.out.info(self.level, msg)\n\n"
+     "    def error(self, msg):\n        if self.on():\n            self.hook()\n        self.out.error(msg)\n\n"
+     "    def v(self, level):\n        self.level += level\n        return self\n",
+     "class L:\n    def __init__(self):\n        self.verbosity = 0\n# ... existing code ...\n"
+     "            self.hook()\n        self.out.info(self.verbosity, msg)\n# ... existing code ...\n"
+     "    def v(self, level):\n        self.verbosity += level\n        return self\n",
+     "class L:\n    def __init__(self):\n        self.verbosity = 0\n\n    def info(self, msg):\n"
+     "        if self.on():\n            self.hook()\n        self.out.info(self.verbosity, msg)\n\n"
+     "    def error(self, msg):\n        if self.on():\n            self.hook()\n        self.out.error(msg)\n\n"
+     "    def v(self, level):\n        self.verbosity += level\n        return self\n"),
     # ... a member's first line with its parameters moved to the lines below (`check(`) edits its definition
     ("alike_line_edited", "m.ts",
      "export class Checker {\n  check(file: File): void {\n    const { max } =\n      this.opts().limits\n\n"
