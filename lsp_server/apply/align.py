@@ -232,7 +232,8 @@ STRING = re.compile(r"""(['"`])(?:\\.|(?!\1).)*\1""")  # a string literal on one
 @_per_expansion
 def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     """Names the file does not have that two or more of the sketch's new lines use: what a rename
-    renames to (one new name on one line is as likely a different call)."""
+    renames to (one new name on one line is as likely a different call); and a parameter's new
+    name, which the file may have elsewhere."""
     seen: Counter = Counter()
     for line, is_marker in zip(sketch.lines, sketch.marker):
         if not is_marker and line.strip() not in orig.counts:
@@ -240,7 +241,26 @@ def new_names(orig: Original, sketch: Sketch) -> frozenset[str]:
     orig.index_words(set(seen))
     # (a name the file has only in comments and strings is new to its code: `// this instance's
     # listeners`, `throw new Error('Lock already acquired')`)
-    return frozenset(w for w, n in seen.items() if n >= 2 and not any(_in_code(orig.keys[j], w) for j in orig.lines_with(w)))
+    params = _renamed_parameters(orig, sketch)
+    return frozenset(w for w, n in seen.items() if n >= 2 and (w in params or not any(_in_code(orig.keys[j], w)
+                                                                                       for j in orig.lines_with(w))))
+
+
+def _renamed_parameters(orig: Original, sketch: Sketch) -> set[str]:
+    """The names an edited first line of a definition gives where the file's one definition of
+    that name has another (`compile(p string)` → `compile(pattern string)`): a parameter renamed
+    in its body, though the file uses the new name elsewhere."""
+    out = set()
+    for line, is_marker in zip(sketch.lines, sketch.marker):
+        key = line.strip()
+        if is_marker or key in orig.counts or not (name := definition_name(key)):
+            continue
+        hits = orig.at_sig.get(("def", name), NONE).tolist()
+        a, b = (TOKEN.findall(orig.keys[hits[0]]), TOKEN.findall(key)) if len(hits) == 1 else ([], [None])
+        changed = {(x, y) for x, y in zip(a, b) if x != y} if len(a) == len(b) else set()
+        if len(changed) == 1 and all(WORD.fullmatch(x) and WORD.fullmatch(y) for x, y in changed):
+            out.update(y for _, y in changed)
+    return out
 
 
 def _in_code(key: str, word: str) -> bool:

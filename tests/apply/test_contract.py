@@ -274,6 +274,32 @@ CASES = [
      "        if self.on():\n            self.hook()\n        self.out.info(self.verbosity, msg)\n\n"
      "    def error(self, msg):\n        if self.on():\n            self.hook()\n        self.out.error(msg)\n\n"
      "    def v(self, level):\n        self.verbosity += level\n        return self\n"),
+    # ... a parameter renamed on the definition's first line to a name the file uses elsewhere: the
+    # lines of its body that rename it, a marker right before them, are edits (the old line is not kept)
+    ("alike_line_edited", "m.go",
+     "package p\n\nfunc New(pattern string) int {\n\treturn len(pattern)\n}\n\n"
+     "func compile(h Handler, p string) error {\n\tfor l := len(p); l > 0; l = len(p) {\n\t\tif p[0] == '%' {\n"
+     "\t\t\th.emit(p)\n\t\t\t// a comment that says\n\t\t\t// why this is so\n\t\t\tp = p[l:]\n\t\t\tcontinue\n"
+     "\t\t}\n\t\tp = p[1:]\n\t}\n\treturn nil\n}\n",
+     "// ... existing code ...\nfunc compile(h Handler, pattern string) error {\n"
+     "\tfor l := len(pattern); l > 0; l = len(pattern) {\n\t\tif pattern[0] == '%' {\n\t\t\th.emit(pattern)\n"
+     "\t\t\t// ... existing code ...\n\t\t\tpattern = pattern[l:]\n\t\t\tcontinue\n\t\t}\n"
+     "\t\tpattern = pattern[1:]\n\t}\n\treturn nil\n}\n",
+     "package p\n\nfunc New(pattern string) int {\n\treturn len(pattern)\n}\n\n"
+     "func compile(h Handler, pattern string) error {\n\tfor l := len(pattern); l > 0; l = len(pattern) {\n"
+     "\t\tif pattern[0] == '%' {\n\t\t\th.emit(pattern)\n\t\t\t// a comment that says\n\t\t\t// why this is so\n"
+     "\t\t\tpattern = pattern[l:]\n\t\t\tcontinue\n\t\t}\n\t\tpattern = pattern[1:]\n\t}\n\treturn nil\n}\n"),
+    ("alike_line_edited", "m.py",
+     "def new(pattern):\n    return len(pattern)\n\n\ndef compile(h, p):\n    while p:\n        if p[0] == '%':\n"
+     "            h.emit(p)\n            # a comment that says\n            # why this is so\n"
+     "            p = p[2:]\n            continue\n        p = p[1:]\n    return None\n",
+     "# ... existing code ...\ndef compile(h, pattern):\n    while pattern:\n        if pattern[0] == '%':\n"
+     "            h.emit(pattern)\n            # ... existing code ...\n            pattern = pattern[2:]\n"
+     "            continue\n        pattern = pattern[1:]\n    return None\n",
+     "def new(pattern):\n    return len(pattern)\n\n\ndef compile(h, pattern):\n    while pattern:\n"
+     "        if pattern[0] == '%':\n            h.emit(pattern)\n            # a comment that says\n"
+     "            # why this is so\n            pattern = pattern[2:]\n            continue\n"
+     "        pattern = pattern[1:]\n    return None\n"),
     # ... a member's first line with its parameters moved to the lines below (`check(`) edits its definition
     ("alike_line_edited", "m.ts",
      "export class Checker {\n  check(file: File): void {\n    const { max } =\n      this.opts().limits\n\n"
