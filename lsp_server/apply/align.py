@@ -256,9 +256,7 @@ def _renamed_parameters(orig: Original, sketch: Sketch) -> set[str]:
         if is_marker or key in orig.counts or not (name := definition_name(key)):
             continue
         hits = orig.at_sig.get(("def", name), NONE).tolist()
-        a, b = (TOKEN.findall(orig.keys[hits[0]]), TOKEN.findall(key)) if len(hits) == 1 else ([], [None])
-        changed = {(x, y) for x, y in zip(a, b) if x != y} if len(a) == len(b) else set()
-        if len(changed) == 1 and all(WORD.fullmatch(x) and WORD.fullmatch(y) for x, y in changed):
+        if len(hits) == 1 and len(changed := token_changes(orig.keys[hits[0]], key)) == 1:
             out.update(y for _, y in changed)
     return out
 
@@ -376,13 +374,16 @@ def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] |
 def renamed_all(old: str, new: str, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
     """The same tokens but names, each replaced everywhere on the line by a name the sketch renames to
     (`class Root extends SubTree` → `class TrickleRoot extends TrickleSubTree`): the (old name, new name) pairs, else none."""
+    pairs = token_changes(old, new)
+    return pairs if all(y in renamed for _, y in pairs) else frozenset()
+
+
+def token_changes(old: str, new: str) -> frozenset[tuple[str, str]]:
+    """The same tokens but names, each replaced everywhere on the line: the (old name, new name) pairs, else none."""
     a, b = TOKEN.findall(old), TOKEN.findall(new)
-    if len(a) != len(b):
-        return frozenset()
-    pairs = frozenset((x, y) for x, y in zip(a, b) if x != y)
-    if len({x for x, _ in pairs}) != len(pairs) or not all(y in renamed and WORD.fullmatch(x) for x, y in pairs):
-        return frozenset()
-    return pairs
+    pairs = frozenset((x, y) for x, y in zip(a, b) if x != y) if len(a) == len(b) else frozenset()
+    ok = len({x for x, _ in pairs}) == len(pairs) and all(WORD.fullmatch(x) and WORD.fullmatch(y) for x, y in pairs)
+    return pairs if ok else frozenset()
 
 
 @_per_expansion
