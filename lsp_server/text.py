@@ -26,13 +26,30 @@ _ASSIGNED = (r"(?:(?:export\s+)?(?:const|let|var)\s+)?(?:[A-Za-z_$][\w$]*\.)*([A
 DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
                         r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w"
                         r"|^func\s+\([^)]*\)\s*\w"  # (a Go method: its receiver first)
+                        r"|^(?:unsafe\s+)?impl\b"  # (a Rust impl, `impl<T>` too)
                         r"|^" + _MEMBER + r"|^" + _ASSIGNED)
 _NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
                   r"([A-Za-z_$][\w$]*)|^" + _MEMBER + r"|^" + _ASSIGNED)
 
 
+# A Rust `impl` block, generic or not: named by its trait and type, their parameters aside
+# (`impl<T> Add<T> for ByteSize` defines "Add for ByteSize"; `impl Cache {` defines "Cache").
+IMPL = re.compile(r"^(?:unsafe\s+)?impl\b")
+_GENERIC = re.compile(r"<[^<>]*>")
+
+
+def _impl_name(line: str) -> str | None:
+    rest = line[IMPL.match(line).end():]
+    while (bare := _GENERIC.sub("", rest)) != rest:  # (innermost brackets first: `<T: Into<u64>>`)
+        rest = bare
+    name = " ".join(re.split(r"\s+where\b|\{", rest)[0].split())
+    return name or None
+
+
 def definition_name(line: str) -> str | None:
     """The name a definition line (stripped) defines; None for any other line."""
+    if IMPL.match(line):
+        return _impl_name(line)
     if not DEFINITION.match(line):
         return None
     m = _NAME.match(line)

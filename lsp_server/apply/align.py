@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
-from lsp_server.text import DEFINITION, definition_name, indent_of
+from lsp_server.text import DEFINITION, IMPL, definition_name, indent_of
 
 MATCH, INS, ALIKE, DEL, DEL_BLANK, EMPTY, HINT = 80, 8, 4, 8, 4, 12, 1
 END, PINNED = 2 * MATCH, 50 * MATCH  # re-typing the first or last line of a stretch (see _stretch_ends)
@@ -608,7 +608,7 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     shown = set(written)
     out = np.zeros(len(orig.keys), dtype=bool)
     for j, key in enumerate(orig.keys):
-        if key and key not in shown and DEFINITION.match(key):
+        if key and key not in shown and DEFINITION.match(key) and not IMPL.match(key):  # (an impl block is named by nothing)
             out[j] = definition_name(key) in words
     return out
 

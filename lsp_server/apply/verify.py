@@ -10,7 +10,7 @@ from functools import cached_property
 
 from lsp_server.syntax import check as syntax
 from lsp_server.apply.align import Kind, Op, replaces
-from lsp_server.text import DEFINITION, definition_name
+from lsp_server.text import DEFINITION, IMPL, definition_name
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
 
 
@@ -63,13 +63,23 @@ def deletions_shown(d: Draft) -> str | None:
         end = k
         while end < len(d.ops) and d.ops[end].kind is Kind.DROP:
             end += 1
-        left = d.ops[k - 1].kind if k else None
-        right = d.ops[end].kind if end < len(d.ops) else None
+        left, right = _shown_beside(d, k - 1, -1), _shown_beside(d, end, 1)
         replaced = end - k == 1 and Kind.NEW in (left, right)
         if Kind.COVER in (left, right) and not replaced and any(d.original[op.o].strip() for op in d.ops[k:end]):
             return f"the result would delete original line {d.ops[k].o + 1}, which the sketch does not show deleted"
         k = end
     return None
+
+
+def _shown_beside(d: Draft, k: int, step: int) -> Kind | None:
+    """What the sketch shows next to a deletion (op k, the next one on that side): a blank line matched between it and
+    a marker shows nothing (it is the marker's, and does not say where the code the marker keeps ends)."""
+    if not 0 <= k < len(d.ops):
+        return None
+    x = k
+    while 0 <= x < len(d.ops) and d.ops[x].kind is Kind.MATCH and not d.original[d.ops[x].o].strip():
+        x += step
+    return Kind.COVER if 0 <= x < len(d.ops) and d.ops[x].kind is Kind.COVER else d.ops[k].kind
 
 
 def shown_lines_kept(d: Draft) -> str | None:
@@ -223,7 +233,8 @@ def _in_new_definition(d: Draft, i: int) -> bool:
 def no_definition_repeated(d: Draft) -> str | None:
     """A definition the sketch writes anew right next to the file's definition of the same name at the same depth (only
     their bodies between): the result would define it twice — the sketch meant an edit of a first line it did not show
-    as the file has it. Overloads and decorated definitions (`@x.setter`) are not refused."""
+    as the file has it. Overloads, decorated definitions (`@x.setter`) and Rust `impl` blocks (a type may have several) are
+    not refused."""
     if not any(op.kind is Kind.NEW and op.s >= 0 and DEFINITION.match(d.sketch.lines[op.s].strip()) for op in d.ops):
         return None  # (no new definition: nothing to look at)
     last: dict[int, tuple[str, bool, int]] = {}  # depth → (name, new?, line) of the definition last seen there
@@ -241,7 +252,7 @@ def no_definition_repeated(d: Draft) -> str | None:
         depth = len(line) - len(line.lstrip())
         for w in [w for w in last if w > depth]:
             del last[w]
-        name = definition_name(key) if not key.endswith(";") and not _decorated(lines, i) else None
+        name = definition_name(key) if not key.endswith(";") and not _decorated(lines, i) and not IMPL.match(key) else None
         if name is None:
             if not (key[0] in "}])" and is_trivial(key)):  # (a body's closing bracket ends nothing between)
                 last.pop(depth, None)

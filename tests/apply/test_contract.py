@@ -418,6 +418,25 @@ CASES = [
      "function f(items) {\n  for (const x of items) {\n    if (x == null) {\n      out.push('none');\n    } else {\n"
      "      out.push(render(x, seen));\n    }\n  }\n}\n\nfunction g(v) {\n  if (v) {\n    log(v);\n  } else {\n    return 2;\n  }\n}\n"),
     # 17. a new definition copying the one above it is new code; the one above stays
+    # ... a new Rust impl block whose lines (`type Output = B;`, `#[inline(always)]`) the generic impl after it
+    # has: new code, and that impl is kept (a generic `impl<T>` is a definition, named by its trait and type)
+    ("copy_of_the_definition_above", "m.rs",
+     "pub struct B(u64);\n\nimpl AddAssign<B> for B {\n    #[inline(always)]\n"
+     "    fn add_assign(&mut self, rhs: B) {\n        self.0 += rhs.0\n    }\n}\n\nimpl<T> Add<T> for B\n"
+     "    where T: Into<u64> {\n    type Output = B;\n    #[inline(always)]\n    fn add(self, rhs: T) -> B {\n"
+     "        B(self.0 + (rhs.into() as u64))\n    }\n}\n\nimpl Mul<u64> for B {\n    type Output = B;\n"
+     "    fn mul(self, rhs: u64) -> B {\n        B(self.0 * rhs)\n    }\n}\n",
+     "// ... existing code ...\nimpl AddAssign<B> for B {\n    #[inline(always)]\n"
+     "    fn add_assign(&mut self, rhs: B) {\n        self.0 += rhs.0\n    }\n}\n\nimpl Sub<B> for B {\n"
+     "    type Output = B;\n    #[inline(always)]\n    fn sub(self, rhs: B) -> B {\n        B(self.0 - rhs.0)\n"
+     "    }\n}\n\n// ... existing code ...\n",
+     "pub struct B(u64);\n\nimpl AddAssign<B> for B {\n    #[inline(always)]\n"
+     "    fn add_assign(&mut self, rhs: B) {\n        self.0 += rhs.0\n    }\n}\n\nimpl Sub<B> for B {\n"
+     "    type Output = B;\n    #[inline(always)]\n    fn sub(self, rhs: B) -> B {\n        B(self.0 - rhs.0)\n"
+     "    }\n}\n\nimpl<T> Add<T> for B\n    where T: Into<u64> {\n    type Output = B;\n    #[inline(always)]\n"
+     "    fn add(self, rhs: T) -> B {\n        B(self.0 + (rhs.into() as u64))\n    }\n}\n\n"
+     "impl Mul<u64> for B {\n    type Output = B;\n    fn mul(self, rhs: u64) -> B {\n        B(self.0 * rhs)\n"
+     "    }\n}\n"),
     ("copy_of_the_definition_above", "m.py", PY4,
      "# ... existing code ...\n    return b\n\n\ndef f2(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("    return b\n\n\n", "    return b\n\n\ndef f2(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\n", 1)),

@@ -18,11 +18,16 @@ DEFINES = [
     ("error: function(code, message, token) {", "error"), ("Parser.prototype.peek = function () {", "peek"),
     ("RetryOperation.prototype.retry = function(err, delay) {", "retry"), ("const load = async (id) => {", "load"),
     ("exports.parse = function parse(s) {", "parse"), ("callback: (err) => {", "callback"),
+    # Rust impl blocks, generic or not: the trait and the type, their parameters aside
+    ("impl Cache {", "Cache"), ("impl<T> Add<T> for ByteSize", "Add for ByteSize"),
+    ("impl<T: Into<u64>> AddAssign<T> for ByteSize where T: Copy {", "AddAssign for ByteSize"),
+    ("unsafe impl<T: Send> Sync for Channel<T> {}", "Sync for Channel"),
 ]
 DEFINES_NOTHING = ["if (x) {", "} else {", "while(x) {", "for (const a of b) {", "switch (kind) {", "catch (e) {",
                    "describe('cache', () => {", "it('expires', async () => {", "foo(function () {", "foo(", "foo(a, b);",
                    "return foo(x) {", "const x = foo(a) {", "Some(v) => {", "x = 1",
-                   "const f = (x) => x + 1;", "result = function(a, b)", "return function (x) {", "key: value,"]
+                   "const f = (x) => x + 1;", "result = function(a, b)", "return function (x) {", "key: value,",
+                   "implemented = true;", "impl_for(x);"]
 
 
 @pytest.mark.parametrize("line,name", DEFINES)
