@@ -694,6 +694,23 @@ def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[i
     return frozenset(out)
 
 
+def _attributes_of_new(orig: Original, sketch: Sketch) -> frozenset[int]:
+    """Decorators and attributes (`@property`, `#[test]`) right above a definition of a name the file does not define
+    (and no definition it renames): the new definition's own, no anchors (matched to the next definition's, they would
+    delete what lies between)."""
+    out: set[int] = set()
+    renamed = new_names(orig, sketch)
+    for i, line in enumerate(sketch.lines):
+        k = line.strip()
+        if not sketch.marker[i] and DEFINITION.match(k) and not orig.counts.get(k, 0) \
+                and not len(orig.at_sig.get(signature(k), NONE)) and not _renamed_definitions(orig, line, renamed):
+            x = i - 1
+            while x >= 0 and not sketch.marker[x] and sketch.lines[x].strip().startswith(("@", "#[")):
+                out.add(x)
+                x -= 1
+    return frozenset(out)
+
+
 def _head(key: str) -> str | None:
     """The name an opening line opens: a definition's name, else its first word."""
     return definition_name(key) or ((m := WORD.match(key)) and m.group(0)) or None
@@ -740,10 +757,11 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
     in_new, new_closers = once("in_new", lambda: _in_new_blocks(orig, sketch, renamed, pairs), pairs)
-    new_closers |= once("undocumented", lambda: _comments_of_the_undocumented(orig, sketch))
+    attributes = once("attributes", lambda: _attributes_of_new(orig, sketch))
+    new_closers |= once("undocumented", lambda: _comments_of_the_undocumented(orig, sketch)) | attributes
     if new_bodies:  # (new: nor named as an opening line of the file's; its body and closer written anew)
         new_closers = frozenset().union(*_in_new_blocks(orig, sketch, renamed, pairs, named=True),
-                                        _new_comments(orig, sketch))
+                                        _new_comments(orig, sketch), attributes)
     ends = once("ends", lambda: _stretch_ends(orig, sketch))
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
                {shown[0], shown[-1]} if shown else set(),

@@ -215,8 +215,14 @@ def no_context_copied(d: Draft) -> str | None:
 
 
 def _in_new_definition(d: Draft, i: int) -> bool:
-    """Is sketch line i inside a definition (or another block) whose first line the sketch writes anew?"""
+    """Is sketch line i inside a definition (or another block) whose first line the sketch writes anew, or one of the
+    decorators (`@slow`, `#[test]`) right above such a definition?"""
     new = {op.s for op in d.ops if op.kind is Kind.NEW}
+    below = i
+    while below < len(d.sketch.lines) and not d.sketch.marker[below] and d.sketch.lines[below].strip().startswith(("@", "#[")):
+        below += 1
+    if below > i and below < len(d.sketch.lines) and DEFINITION.match(d.sketch.lines[below].strip()):
+        return below in new and not d.sketch.marker[below]
     depth = len(d.sketch.lines[i]) - len(d.sketch.lines[i].lstrip())
     for x in range(i - 1, -1, -1):
         line = d.sketch.lines[x]

@@ -437,6 +437,33 @@ CASES = [
      "    fn add(self, rhs: T) -> B {\n        B(self.0 + (rhs.into() as u64))\n    }\n}\n\n"
      "impl Mul<u64> for B {\n    type Output = B;\n    fn mul(self, rhs: u64) -> B {\n        B(self.0 * rhs)\n"
      "    }\n}\n"),
+    # ... a new definition with a decorator or attribute (`@slow`, `#[test]`) the next definition has too, its
+    # body copying that one's lines: the decorator is the new definition's, and the next one is kept whole
+    ("copy_of_the_definition_above", "m.rs",
+     "#[cfg(test)]\nmod tests {\n    #[test]\n    fn older() {\n        assert!(is_older(1, 0));\n    }\n\n"
+     "    #[cfg(feature = \"serde\")]\n    #[test]\n    fn serde() {\n        use super::*;\n\n"
+     "        // Through serde.\n        let mut sm = SlotMap::new();\n        let k = sm.insert(42);\n"
+     "        check(k);\n    }\n}\n",
+     "// ... existing code ...\n        assert!(is_older(1, 0));\n    }\n\n    #[test]\n    fn round_trip() {\n"
+     "        use super::*;\n\n        let mut sm = SlotMap::new();\n        let k = sm.insert(42);\n"
+     "        assert_eq!(k.data().as_ffi(), 42);\n    }\n// ... existing code ...\n",
+     "#[cfg(test)]\nmod tests {\n    #[test]\n    fn older() {\n        assert!(is_older(1, 0));\n    }\n\n"
+     "    #[test]\n    fn round_trip() {\n        use super::*;\n\n        let mut sm = SlotMap::new();\n"
+     "        let k = sm.insert(42);\n        assert_eq!(k.data().as_ffi(), 42);\n    }\n\n"
+     "    #[cfg(feature = \"serde\")]\n    #[test]\n    fn serde() {\n        use super::*;\n\n"
+     "        // Through serde.\n        let mut sm = SlotMap::new();\n        let k = sm.insert(42);\n"
+     "        check(k);\n    }\n}\n"),
+    ("copy_of_the_definition_above", "m.py",
+     "class T:\n    def test_a(self):\n        assert is_older(1, 0)\n\n    @skip_if(no_serde)\n    @slow\n"
+     "    def test_serde(self):\n        sm = SlotMap()\n\n        # through serde\n        k = sm.insert(42)\n"
+     "        check(k)\n",
+     "# ... existing code ...\n        assert is_older(1, 0)\n\n    @slow\n    def test_round_trip(self):\n"
+     "        sm = SlotMap()\n\n        k = sm.insert(42)\n        assert k.data() == 42\n"
+     "# ... existing code ...\n",
+     "class T:\n    def test_a(self):\n        assert is_older(1, 0)\n\n    @slow\n"
+     "    def test_round_trip(self):\n        sm = SlotMap()\n\n        k = sm.insert(42)\n"
+     "        assert k.data() == 42\n\n    @skip_if(no_serde)\n    @slow\n    def test_serde(self):\n"
+     "        sm = SlotMap()\n\n        # through serde\n        k = sm.insert(42)\n        check(k)\n"),
     ("copy_of_the_definition_above", "m.py", PY4,
      "# ... existing code ...\n    return b\n\n\ndef f2(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\ndef g():\n# ... existing code ...\n",
      PY4.replace("    return b\n\n\n", "    return b\n\n\ndef f2(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\n", 1)),
