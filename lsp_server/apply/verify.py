@@ -63,23 +63,13 @@ def deletions_shown(d: Draft) -> str | None:
         end = k
         while end < len(d.ops) and d.ops[end].kind is Kind.DROP:
             end += 1
-        left, right = _shown_beside(d, k - 1, -1), _shown_beside(d, end, 1)
+        left = d.ops[k - 1].kind if k else None
+        right = d.ops[end].kind if end < len(d.ops) else None
         replaced = end - k == 1 and Kind.NEW in (left, right)
         if Kind.COVER in (left, right) and not replaced and any(d.original[op.o].strip() for op in d.ops[k:end]):
             return f"the result would delete original line {d.ops[k].o + 1}, which the sketch does not show deleted"
         k = end
     return None
-
-
-def _shown_beside(d: Draft, k: int, step: int) -> Kind | None:
-    """What the sketch shows next to a deletion (op k, the next one on that side): a blank line matched between it and
-    a marker shows nothing (it is the marker's, and does not say where the code the marker keeps ends)."""
-    if not 0 <= k < len(d.ops):
-        return None
-    x = k
-    while 0 <= x < len(d.ops) and d.ops[x].kind is Kind.MATCH and not d.original[d.ops[x].o].strip():
-        x += step
-    return Kind.COVER if 0 <= x < len(d.ops) and d.ops[x].kind is Kind.COVER else d.ops[k].kind
 
 
 def shown_lines_kept(d: Draft) -> str | None:
