@@ -711,6 +711,12 @@ def _attributes_of_new(orig: Original, sketch: Sketch) -> frozenset[int]:
     return frozenset(out)
 
 
+def _same_indent(orig: Original, sketch: Sketch) -> bool:
+    """Does the sketch indent the lines it shows as the file has them (every line the file has once, at its depth)?"""
+    shown = [(line, j) for line, m in zip(sketch.lines, sketch.marker) if not m and (j := _once_at(orig, line)) >= 0]
+    return bool(shown) and all(len(indent_of(line)) == orig.indent[j] for line, j in shown)
+
+
 def _head(key: str) -> str | None:
     """The name an opening line opens: a definition's name, else its first word."""
     return definition_name(key) or ((m := WORD.match(key)) and m.group(0)) or None
@@ -731,6 +737,7 @@ class _Costs:
     ends: frozenset[int]
     barriers: dict[int, np.ndarray]
     inside: dict[int, tuple[int, int]]  # body line → the file lines of the definition it is in
+    same_indent: bool           # the sketch indents as the file does: a closing bracket matches one at its depth
 
 
 def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_close: bool = False,
@@ -768,7 +775,7 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
                *once("anchored", lambda: _anchored(orig, sketch)),
                renamed, pairs, in_new, new_closers,
                ends | _closing_ends(orig, sketch) if closers_close else ends, once("barriers", dict),
-               _bodies_in_place(orig, sketch) if in_place else {})
+               _bodies_in_place(orig, sketch) if in_place else {}, once("same_indent", lambda: _same_indent(orig, sketch)))
     bounds = [(-1, -1)] + once("sure", lambda: _sure_anchors(orig, sketch, c.ends), c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
     if len(c.pairs) > 1:
@@ -917,7 +924,10 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
             a[j + 1] = min(a[j + 1], prev[j] + cost)
         sid = orig.ids.get(key) if i not in c.new_closers else None  # (new code: written anew)
         hits = orig.at_id.get(sid) if sid is not None else None
+        depth = len(indent_of(s[i])) if c.same_indent and key and key[0] in "})]" and is_trivial(key) else -1
         if hits is not None:
+            if depth >= 0:  # (a closing bracket closes the block at its own depth)
+                hits = hits[orig.indent[hits] == depth]
             if i in c.pinned_closers:  # (the block's own closing bracket, no other)
                 hits = hits[hits == c.anchored[i]]
             first, last = inside or (lo, hi - 1)
@@ -934,7 +944,7 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         np.subtract(a, del_cost, out=scratch)
         np.minimum.accumulate(scratch, out=scratch)
         np.add(scratch, del_cost, out=rows[r + 1])
-        steps.append((sid, gain, ins, edits, anchor - lo, inside or (lo, hi)))
+        steps.append((sid, gain, ins, edits, anchor - lo, inside or (lo, hi), depth))
     return _trace(orig, sketch, rows, kept, steps, del_cost, i0, lo)
 
 
@@ -986,9 +996,10 @@ def _trace(orig: Original, sketch: Sketch, rows, kept, steps, del_cost, i0: int,
                 k -= 1
             ops.extend(Op(Kind.DROP, lo + x) for x in range(j - 1, k - 1, -1))
             j, target = k, kept[r + 1][k]
-        sid, gain, ins, edits, anchor, (first, last) = steps[r]
+        sid, gain, ins, edits, anchor, (first, last), depth = steps[r]
         prev = rows[r]
         if j > 0 and sid is not None and orig.keys[lo + j - 1] == sketch.lines[i].strip() and first <= lo + j - 1 <= last and \
+                (depth < 0 or j - 1 == anchor or orig.indent[lo + j - 1] == depth) and \
                 prev[j - 1] - (MATCH if j - 1 == anchor else gain) == target:
             j -= 1
             ops.append(Op(Kind.MATCH, lo + j, i))

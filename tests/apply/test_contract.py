@@ -91,6 +91,18 @@ CASES = [
      "// ... existing code ...\n    const a = x + 1;\n    const b = a * 2;\n    return b * 3;\n// ... existing code ...\n",
      JS4.replace("return b;", "return b * 3;")),
     # 11. deletion only by adjacency: the lines between two shown lines go
+    # ... a closing bracket shown right after the line above a deletion is the bracket at its own depth
+    # (the function's `}`, not the `  }` of the block the sketch deletes)
+    ("deletion_by_adjacency", "m.js",
+     "function onFinished(msg, listener) {\n  var attached = attach(msg)\n  attached.queue.push(listener)\n\n"
+     "  // wait for socket to be assigned\n  msg.on('socket', onSocket)\n\n  if (msg.socket === undefined) {\n"
+     "    // node.js 0.8 patch\n    patchAssignSocket(msg, onSocket)\n  }\n}\n\nfunction attach(msg) {\n"
+     "  var listener = createListener(msg)\n  listener.queue = []\n\n  return listener\n}\n",
+     "// ... existing code ...\n  // wait for socket to be assigned\n  msg.on('socket', onSocket)\n}\n"
+     "// ... existing code ...\n",
+     "function onFinished(msg, listener) {\n  var attached = attach(msg)\n  attached.queue.push(listener)\n\n"
+     "  // wait for socket to be assigned\n  msg.on('socket', onSocket)\n}\n\nfunction attach(msg) {\n"
+     "  var listener = createListener(msg)\n  listener.queue = []\n\n  return listener\n}\n"),
     ("deletion_by_adjacency", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    a = x + 1\n    return b\n# ... existing code ...\n",
      PY4.replace("    b = a * 2\n", "")),
     ("deletion_by_adjacency", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return b;\n// ... existing code ...\n",
