@@ -478,6 +478,7 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
     place. A run of shown lines is as good an anchor as a line the file has once."""
     nb = np.flatnonzero(~orig.blank).tolist()  # the non-blank lines; rank: line → its index there
     rank = {j: x for x, j in enumerate(nb)}
+    same = _same_indent(orig, sketch)
 
     def starts_of(first: str, second: str) -> list[int]:
         """Indexes x into nb where the file's non-blank lines read `first`, `second`."""
@@ -500,7 +501,9 @@ def _unique_in_context(orig: Original, sketch: Sketch) -> dict[int, int]:
                 if lo < 0 or hi > len(run):
                     continue
                 starts = [p for p in starts_of(keys[lo], keys[lo + 1])
-                          if p + hi - lo <= len(nb) and all(orig.keys[nb[p + d]] == keys[lo + d] for d in range(hi - lo))]
+                          if p + hi - lo <= len(nb) and all(orig.keys[nb[p + d]] == keys[lo + d] for d in range(hi - lo))
+                          and (not same or all(orig.indent[nb[p + d]] == len(indent_of(sketch.lines[run[lo + d]]))
+                                               for d in range(hi - lo)))]  # (at the sketch's depths, if it keeps the file's)
                 if len(starts) == 1:
                     out[run[x]] = nb[starts[0] + x - lo]
                     break
@@ -737,7 +740,7 @@ class _Costs:
     ends: frozenset[int]
     barriers: dict[int, np.ndarray]
     inside: dict[int, tuple[int, int]]  # body line → the file lines of the definition it is in
-    same_indent: bool           # the sketch indents as the file does: a closing bracket matches one at its depth
+    same_indent: bool           # the sketch indents as the file does: a shown line matches one at its depth
 
 
 def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_close: bool = False,
@@ -924,9 +927,9 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
             a[j + 1] = min(a[j + 1], prev[j] + cost)
         sid = orig.ids.get(key) if i not in c.new_closers else None  # (new code: written anew)
         hits = orig.at_id.get(sid) if sid is not None else None
-        depth = len(indent_of(s[i])) if c.same_indent and key and key[0] in "})]" and is_trivial(key) else -1
+        depth = len(indent_of(s[i])) if c.same_indent and key else -1
         if hits is not None:
-            if depth >= 0:  # (a closing bracket closes the block at its own depth)
+            if depth >= 0:  # (`)` is the bracket at its own depth, `on_socket,` the argument at its depth)
                 hits = hits[orig.indent[hits] == depth]
             if i in c.pinned_closers:  # (the block's own closing bracket, no other)
                 hits = hits[hits == c.anchored[i]]

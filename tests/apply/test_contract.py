@@ -103,6 +103,16 @@ CASES = [
      "function onFinished(msg, listener) {\n  var attached = attach(msg)\n  attached.queue.push(listener)\n\n"
      "  // wait for socket to be assigned\n  msg.on('socket', onSocket)\n}\n\nfunction attach(msg) {\n"
      "  var listener = createListener(msg)\n  listener.queue = []\n\n  return listener\n}\n"),
+    # ... and a Python twin: lines the file has twice (`on_socket,`, `)`), shown at the depth of the first
+    # of them, are that one, not the deeper copy inside the block the sketch deletes
+    ("deletion_by_adjacency", "m.py",
+     "def on_finished(msg, listener):\n    attached = attach(msg)\n    msg.on(\n        \"socket\",\n"
+     "        on_socket,\n    )\n    if msg.socket is None:\n        patch_assign_socket(\n            msg,\n"
+     "            on_socket,\n        )\n    return attached\n\n\ndef attach(msg):\n"
+     "    return create_listener(msg)\n",
+     "# ... existing code ...\n        on_socket,\n    )\n    return attached\n# ... existing code ...\n",
+     "def on_finished(msg, listener):\n    attached = attach(msg)\n    msg.on(\n        \"socket\",\n"
+     "        on_socket,\n    )\n    return attached\n\n\ndef attach(msg):\n    return create_listener(msg)\n"),
     ("deletion_by_adjacency", "m.py", PY4, "# ... existing code ...\ndef f(x):\n    a = x + 1\n    return b\n# ... existing code ...\n",
      PY4.replace("    b = a * 2\n", "")),
     ("deletion_by_adjacency", "m.js", JS4, "// ... existing code ...\nfunction f(x) {\n  const a = x + 1;\n  return b;\n// ... existing code ...\n",
