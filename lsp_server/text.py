@@ -32,6 +32,10 @@ _NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|
                   r"([A-Za-z_$][\w$]*)|^" + _MEMBER + r"|^" + _ASSIGNED)
 
 
+# How a decorator or attribute line starts (`@property`, `#[test]`): it belongs to the definition below it.
+DECORATOR = ("@", "#[")
+
+
 # A Rust `impl` block, generic or not: named by its trait and type, their parameters aside
 # (`impl<T> Add<T> for ByteSize` defines "Add for ByteSize"; `impl Cache {` defines "Cache").
 IMPL = re.compile(r"^(?:unsafe\s+)?impl\b")

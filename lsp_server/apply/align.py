@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
-from lsp_server.text import DEFINITION, IMPL, definition_name, indent_of
+from lsp_server.text import DECORATOR, DEFINITION, IMPL, definition_name, indent_of
 
 MATCH, INS, ALIKE, DEL, DEL_BLANK, EMPTY, HINT = 80, 8, 4, 8, 4, 12, 1
 END, PINNED = 2 * MATCH, 50 * MATCH  # re-typing the first or last line of a stretch (see _stretch_ends)
@@ -354,7 +354,7 @@ def defined_name(key: str) -> str | None:
 
 def same_definition(old: str, new: str) -> bool:
     """Do both lines define the same name (`def f(a)` → `def f(a, b)`, `m(a) {` → `m(`)?"""
-    a = definition_name(old) if DEFINITION.match(old) else None
+    a = definition_name(old)
     return a is not None and a == defined_name(new)
 
 
@@ -692,8 +692,8 @@ def _comments_of_the_undocumented(orig: Original, sketch: Sketch) -> frozenset[i
                 j -= 1
             if j < 0 or not orig.keys[j].startswith(("*", "/*", "//")) and not orig.keys[j].endswith("*/"):
                 out.update(range(start, end + 1))
-        elif k and not orig.counts.get(k, 0) and DEFINITION.match(k) and not len(orig.at_sig.get(signature(k), NONE)):
-            out.update(range(start, end + 1))  # (above a definition of a name the file does not define)
+        elif _defines_new_name(orig, k):
+            out.update(range(start, end + 1))
     return frozenset(out)
 
 
@@ -704,16 +704,21 @@ def _attributes_of_new(orig: Original, sketch: Sketch) -> frozenset[int]:
     out: set[int] = set()
     renamed = new_names(orig, sketch)
     for i, line in enumerate(sketch.lines):
-        k = line.strip()
-        if not sketch.marker[i] and DEFINITION.match(k) and not orig.counts.get(k, 0) \
-                and not len(orig.at_sig.get(signature(k), NONE)) and not _renamed_definitions(orig, line, renamed):
+        if not sketch.marker[i] and _defines_new_name(orig, line.strip()) and not _renamed_definitions(orig, line, renamed):
             x = i - 1
-            while x >= 0 and not sketch.marker[x] and sketch.lines[x].strip().startswith(("@", "#[")):
+            while x >= 0 and not sketch.marker[x] and sketch.lines[x].strip().startswith(DECORATOR):
                 out.add(x)
                 x -= 1
     return frozenset(out)
 
 
+def _defines_new_name(orig: Original, key: str) -> bool:
+    """Is the line (stripped) a definition of a name the file does not define?"""
+    return bool(key) and not orig.counts.get(key, 0) and DEFINITION.match(key) is not None \
+        and not len(orig.at_sig.get(signature(key), NONE))
+
+
+@_per_expansion
 def _same_indent(orig: Original, sketch: Sketch) -> bool:
     """Does the sketch indent the lines it shows as the file has them (every line the file has once, at its depth)?"""
     shown = [(line, j) for line, m in zip(sketch.lines, sketch.marker) if not m and (j := _once_at(orig, line)) >= 0]
@@ -778,7 +783,7 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
                *once("anchored", lambda: _anchored(orig, sketch)),
                renamed, pairs, in_new, new_closers,
                ends | _closing_ends(orig, sketch) if closers_close else ends, once("barriers", dict),
-               _bodies_in_place(orig, sketch) if in_place else {}, once("same_indent", lambda: _same_indent(orig, sketch)))
+               _bodies_in_place(orig, sketch) if in_place else {}, _same_indent(orig, sketch))
     bounds = [(-1, -1)] + once("sure", lambda: _sure_anchors(orig, sketch, c.ends), c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
     if len(c.pairs) > 1:

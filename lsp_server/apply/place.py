@@ -269,7 +269,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             # its anchors fit too, but its new lines would replace unrelated code)
             if edits and [q for q in shifts if all(q + (o - j0) in edited_lines(orig, sketch.lines[op.s], renamed, pairs)
                                                    for o, op in edits)] == [j0]:
-                continue
+                continue  # the one place where the lines it writes anew edit lines like them
             if (at_end and j0 == max(shifts)) or (at_start and j0 == min(shifts)):
                 continue  # at the sketch's edge with no marker there: the place nearest the file's edge
             options = []  # (a weak anchor: only the model's likelihood could tell, per whole text)

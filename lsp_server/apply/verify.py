@@ -10,7 +10,7 @@ from functools import cached_property
 
 from lsp_server.syntax import check as syntax
 from lsp_server.apply.align import Kind, Op, replaces
-from lsp_server.text import DEFINITION, IMPL, definition_name
+from lsp_server.text import DECORATOR, DEFINITION, IMPL, definition_name
 from lsp_server.apply.sketch import OPENER, Sketch, is_trivial
 
 
@@ -209,7 +209,7 @@ def _in_new_definition(d: Draft, i: int) -> bool:
     decorators (`@slow`, `#[test]`) right above such a definition?"""
     new = {op.s for op in d.ops if op.kind is Kind.NEW}
     below = i
-    while below < len(d.sketch.lines) and not d.sketch.marker[below] and d.sketch.lines[below].strip().startswith(("@", "#[")):
+    while below < len(d.sketch.lines) and not d.sketch.marker[below] and d.sketch.lines[below].strip().startswith(DECORATOR):
         below += 1
     if below > i and below < len(d.sketch.lines) and DEFINITION.match(d.sketch.lines[below].strip()):
         return below in new and not d.sketch.marker[below]
