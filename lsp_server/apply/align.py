@@ -113,6 +113,17 @@ class Original:
         every reading shares, the parts of the programme solved: _solve), each under its name."""
         return {}
 
+    @cached_property
+    def _tokens(self) -> dict[str, tuple[str, ...]]:
+        return {}
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """The line's tokens (asked of the same lines by the renames, the alike lines and every reading)."""
+        found = self._tokens.get(text)
+        if found is None:
+            found = self._tokens[text] = tuple(TOKEN.findall(text))
+        return found
+
     def memo(self, key, make):
         """alike_cache's answer under key, made (make()) once."""
         if key not in self.alike_cache:
@@ -192,7 +203,7 @@ def renames(orig: Original, sketch: Sketch, renamed: frozenset[str]) -> frozense
             found = alike_lines(orig, line, renamed).tolist()
             if DEFINITION.match(key):  # (alike to no other definition, but renamed as its calls are)
                 found += _renamed_definitions(orig, line, renamed)
-            seen.update({pair for j in set(found) for pair in renamed_all(orig.keys[j], key, renamed)})
+            seen.update({pair for j in set(found) for pair in renamed_all(orig, orig.keys[j], key, renamed)})
     # (an old name the sketch still shows on a line of the file lives on: new code beside it, no rename)
     kept = {w for x, m in zip(sketch.lines, sketch.marker) if not m and x.strip() in orig.counts for w in WORD.findall(x)}
     return frozenset(p for p, n in seen.items() if n >= 2 and p[0] not in kept)
@@ -204,7 +215,7 @@ def _renamed_definitions(orig: Original, line: str, renamed: frozenset[str]) -> 
     key, depth = line.strip(), len(indent_of(line))
     near = _sharing_rarest(orig, set(WORD.findall(key)) - renamed, 1) or range(len(orig.keys))
     return [j for j in near if orig.indent[j] == depth and DEFINITION.match(orig.keys[j])
-            and renamed_all(orig.keys[j], key, renamed)]
+            and renamed_all(orig, orig.keys[j], key, renamed)]
 
 
 @_per_expansion
@@ -217,12 +228,12 @@ def edited_lines(orig: Original, line: str, renamed: frozenset[str], pairs: froz
     key = line.strip()
     chosen = []
     if len(alike) > 1:
-        made = {j: renamed_all(orig.keys[j], key, renamed) for j in alike.tolist()}
+        made = {j: renamed_all(orig, orig.keys[j], key, renamed) for j in alike.tolist()}
         chosen = [j for j, by in made.items() if by and by <= pairs] or [j for j, by in made.items() if by]
     elif pairs and not len(alike):  # a line renamed as the others are, with no other name to find it by
         words = set(WORD.findall(key))
         chosen = sorted({j for old, new in pairs if new in words for j in orig.lines_with(old)
-                         if pairs >= renamed_all(orig.keys[j], key, renamed) >= {(old, new)}})
+                         if pairs >= renamed_all(orig, orig.keys[j], key, renamed) >= {(old, new)}})
     return np.array(chosen, dtype=np.int64) if chosen else alike
 
 
@@ -256,7 +267,7 @@ def _renamed_parameters(orig: Original, sketch: Sketch) -> set[str]:
         if is_marker or key in orig.counts or not (name := definition_name(key)):
             continue
         hits = orig.at_sig.get(("def", name), NONE).tolist()
-        if len(hits) == 1 and len(changed := token_changes(orig.keys[hits[0]], key)) == 1:
+        if len(hits) == 1 and len(changed := token_changes(orig, orig.keys[hits[0]], key)) == 1:
             out.update(y for _, y in changed)
     return out
 
@@ -289,7 +300,7 @@ def alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarra
             old = orig.keys[j]
             if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
                 continue
-            if len(old) >= 3 and key.startswith(old) or renames_here and renamed_as(old, key, renamed) is not None:
+            if len(old) >= 3 and key.startswith(old) or renames_here and renamed_as(orig, old, key, renamed) is not None:
                 out.add(j)
             elif len(key) >= SHORT and abs(len(old) - len(key)) <= len(key) // 3:
                 sm = sm or difflib.SequenceMatcher(None, "", key, autojunk=False)
@@ -364,24 +375,26 @@ def edits_its_definition(orig: Original, j: int, new: str) -> bool:
     return same_definition(orig.keys[j], new) and orig.at_sig.get(signature(orig.keys[j]), NONE).tolist() == [j]
 
 
-def renamed_as(old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
+def renamed_as(orig: Original, old: str, new: str, renamed: frozenset[str]) -> tuple[str, str] | None:
     """The same tokens but one name, replaced everywhere on the line by a name the sketch renames
     to (see new_names): (old name, new name), else None."""
-    pairs = renamed_all(old, new, renamed)
+    pairs = renamed_all(orig, old, new, renamed)
     return next(iter(pairs)) if len(pairs) == 1 else None
 
 
-def renamed_all(old: str, new: str, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
+def renamed_all(orig: Original, old: str, new: str, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
     """The same tokens but names, each replaced everywhere on the line by a name the sketch renames to
     (`class Root extends SubTree` → `class TrickleRoot extends TrickleSubTree`): the (old name, new name) pairs, else none."""
-    pairs = token_changes(old, new)
+    pairs = token_changes(orig, old, new)
     return pairs if all(y in renamed for _, y in pairs) else frozenset()
 
 
-def token_changes(old: str, new: str) -> frozenset[tuple[str, str]]:
+def token_changes(orig: Original, old: str, new: str) -> frozenset[tuple[str, str]]:
     """The same tokens but names, each replaced everywhere on the line: the (old name, new name) pairs, else none."""
-    a, b = TOKEN.findall(old), TOKEN.findall(new)
-    pairs = frozenset((x, y) for x, y in zip(a, b) if x != y) if len(a) == len(b) else frozenset()
+    a, b = orig.tokens(old), orig.tokens(new)
+    if len(a) != len(b):
+        return frozenset()
+    pairs = frozenset((x, y) for x, y in zip(a, b) if x != y)
     ok = len({x for x, _ in pairs}) == len(pairs) and all(WORD.fullmatch(x) and WORD.fullmatch(y) for x, y in pairs)
     return pairs if ok else frozenset()
 
@@ -816,7 +829,7 @@ def _chosen_renames(orig: Original, sketch: Sketch, ops: list[Op], renamed: froz
     seen: Counter = Counter()
     for k in range(len(ops) - 1):
         if replaces(ops, k):
-            seen.update(renamed_all(orig.keys[ops[k].o], sketch.lines[ops[k + 1].s].strip(), renamed))
+            seen.update(renamed_all(orig, orig.keys[ops[k].o], sketch.lines[ops[k + 1].s].strip(), renamed))
     best: dict[str, list] = {}
     for (old, new), count in seen.items():
         if count >= 2:

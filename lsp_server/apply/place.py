@@ -158,7 +158,7 @@ def _sure_edit(seg: list[Op], orig: Original, sketch: Sketch, renamed: frozenset
         if replaces(seg, x):
             j, line = seg[x].o, sketch.lines[seg[x + 1].s]
             old, new = orig.keys[j], line.strip()
-            if edits_its_definition(orig, j, new) or DEFINITION.match(new) and renamed_as(old, new, renamed) in pairs \
+            if edits_its_definition(orig, j, new) or DEFINITION.match(new) and renamed_as(orig, old, new, renamed) in pairs \
                     or orig.counts[old] == 1 and edited_lines(orig, line, renamed, pairs).tolist() == [j]:
                 return True
     return False
@@ -193,7 +193,7 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
             old, new = orig.keys[op.o], sketch.lines[seg[x + 1].s].strip()
             if same_definition(old, new):
                 return  # a definition cannot be added beside itself: the edits above it are edits too
-            edits += renamed_as(old, new, renamed) not in pairs
+            edits += renamed_as(orig, old, new, renamed) not in pairs
     if edits >= EDIT_RUN:
         first = next(op.s for op in seg if op.kind is Kind.NEW)
         raise ApplyError(f"the sketch's lines before its marker at line {st.end + 1} may replace original lines or be "
