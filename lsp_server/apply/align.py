@@ -933,6 +933,8 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         if inside is not None and not inside[0] <= anchor <= inside[1]:
             anchor = -1
         ins = (2 if not key else INS) + (gain if count == 1 else MATCH if anchor >= 0 else 0)
+        if count == 1 and not gain and key:
+            ins += 2 * DEL + 1  # (`finally:`, the file's one: re-typing it beside the file's own repeats it)
         if i in c.ends or i in c.pinned_closers:
             # (a lone `/**` the file has once is context, but says little about where)
             ins += PINNED if count == 1 and not DELIMITER.match(key) or i in c.pinned_closers else END

@@ -213,9 +213,15 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
     for k, st in enumerate(parts):
         a, b = _ops_of(ops, st, at)
         seg = ops[a:b]
-        shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and reward(orig, orig.keys[op.o]) > 0]
         if not any(op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip() for op in seg):
             continue  # nothing new to place (`]` alone after a marker is the file's)
+        before = _consumed(ops[:a])
+        after = _consumed(ops[b:])
+        lo = before[-1] + 1 if before else 0
+        hi = after[0] if after else len(orig.lines)
+        # (a line that says little, `try:`, still says where when the file has it once between the stretches around)
+        shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]
+                 and (reward(orig, orig.keys[op.o]) > 0 or _once_between(orig, op.o, lo, hi))]
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown) or _sure_edit(seg, orig, sketch, renamed, pairs) \
                 or any(op.kind is Kind.MATCH and closers.get(op.s) == op.o for op in seg):
             _check_trailing_edits(seg, orig, sketch, st, renamed, pairs, closers)
@@ -224,10 +230,6 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
         # at the sketch's edge with no marker there
         at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
-        before = _consumed(ops[:a])
-        after = _consumed(ops[b:])
-        lo = before[-1] + 1 if before else 0
-        hi = after[0] if after else len(orig.lines)
         if edits and not shown:
             if at_end or at_start:
                 continue  # edits at the file's edge, which the sketch's edge pins
@@ -286,6 +288,11 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         ops = options[pick]
         at = _sketch_ops(ops)
     return ops
+
+
+def _once_between(orig: Original, j: int, lo: int, hi: int) -> bool:
+    """Does the file have line j's text nowhere else in [lo, hi)?"""
+    return [p for p in orig.at_id.get(orig.ids.get(orig.keys[j], -1), ()) if lo <= p < hi] == [j]
 
 
 def _import_run(orig: Original) -> list[int]:

@@ -16,6 +16,24 @@ HEAD_JS = "'use strict';\nconst a1 = 1;\nconst a2 = 2;\nconst a3 = 3;\nconst a4 
 JS4 = ("const fs = require('fs');\n\nfunction f(x) {\n  const a = x + 1;\n  const b = a * 2;\n  return b;\n}\n\n"
        "function g() {\n  return 0;\n}\n")
 
+PY_TRY = ("def visit(n):\n    hold(n)\n    try:\n        walk(n)\n    finally:\n        del held[n]\n\n    seen[n] = None\n"
+          "    return n\n\n\ndef other():\n    return 1\n")
+PY_TRY_SK = ("# ... existing code ...\n    try:\n# ... existing code ...\n    finally:\n        held.remove(n)\n\n"
+             "    seen.add(n)\n    return n\n# ... existing code ...\n")
+PY_TRY_WANT = PY_TRY.replace("        del held[n]\n\n    seen[n] = None\n", "        held.remove(n)\n\n    seen.add(n)\n")
+JS_RUN = "function main() {\n  start();\n  run(() => {\n    step();\n  });\n  log('x');\n}\n\nfunction other() {\n  return 1;\n}\n"
+JS_RUN_SK = "// ... existing code ...\n  run(() => {\n// ... existing code ...\n  });\n  done();\n}\n// ... existing code ...\n"
+JS_RUN_WANT = JS_RUN.replace("  log('x');\n", "  done();\n")
+PY_ANCHOR = ("def visit(n):\n    if n in seen:\n        return\n    held[n] = None\n    try:\n        walk(n)\n"
+             "    finally:\n        release(n)\n    return n\n\n\ndef other():\n    try:\n        pass\n    finally:\n        pass\n")
+PY_ANCHOR_SK = "# ... existing code ...\ndef visit(n):\n# ... existing code ...\n    log(n)\n    try:\n# ... existing code ...\n    return n\n# ... existing code ...\n"
+PY_ANCHOR_WANT = PY_ANCHOR.replace("    held[n] = None\n    try:\n", "    held[n] = None\n    log(n)\n    try:\n")
+JS_ANCHOR = ("function visit(n) {\n  start(n);\n  items.forEach((x) => {\n    use(x);\n  });\n  count++;\n  return n;\n}\n\n"
+             "function other() {\n  list.map((y) => {\n    g(y);\n  });\n}\n")
+JS_ANCHOR_SK = ("// ... existing code ...\nfunction visit(n) {\n// ... existing code ...\n    log(x);\n  });\n"
+                "// ... existing code ...\n  return n;\n}\n// ... existing code ...\n")
+JS_ANCHOR_WANT = JS_ANCHOR.replace("    use(x);\n  });\n", "    use(x);\n    log(x);\n  });\n")
+
 CASES = [
     # 1. no marker, starting at the file's first line: the whole new file
     ("whole_file", "m.py", PY4, "import os\n\n\ndef g():\n    return 1\n", "import os\n\n\ndef g():\n    return 1\n"),
@@ -597,6 +615,14 @@ CASES = [
      "// ... existing code ...\nfunction f(a, b) {\n  return a;\n// ... existing code ...\n",
      "const x = 1;\n\nfunction g() {\n  return 0;\n}\n\n/**\n * Doc.\n */\nfunction f(a, b) {\n  return a;\n}\n"),
     ("definition_spacing", "m.js", JS4, "// ... existing code ...\nfunction h() {\n  return 2;\n}\n", JS4 + "\nfunction h() {\n  return 2;\n}\n"),
+    # a line the file has once, though it says little (`finally:`, `});`), shown after a marker is
+    # the file's: the lines between it and the next shown line go, and it is not written twice
+    ("deletion_by_adjacency", "m.py", PY_TRY, PY_TRY_SK, PY_TRY_WANT),
+    ("deletion_by_adjacency", "m.js", JS_RUN, JS_RUN_SK, JS_RUN_WANT),
+    # a stretch shown by a line that says little (`try:`, `});`) which the file has once between the
+    # stretches around it: placed there
+    ("weak_anchor_ambiguous", "m.py", PY_ANCHOR, PY_ANCHOR_SK, PY_ANCHOR_WANT),
+    ("weak_anchor_ambiguous", "m.js", JS_ANCHOR, JS_ANCHOR_SK, JS_ANCHOR_WANT),
 ]
 
 
