@@ -99,9 +99,14 @@ def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path:
     passed: list[tuple[list[str], float, list[str]]] = []  # drafts that pass, in doubt
     refused = None
 
+    tried: list[list[Op]] = []
+
     def attempt(candidate: list[Op]) -> bool:
-        """Place, render and verify a reading: True when it passes without doubt (then it is `passed[-1]`)."""
+        """Place, render and verify a reading not tried yet: True if it passes without doubt (as `passed[-1]`)."""
         nonlocal refused
+        if candidate in tried:
+            return False
+        tried.append(candidate)
         try:
             lines, conf, doubt = _place_and_render(candidate, orig, sketch, ind, path, chooser, own := [])
         except ApplyError as exc:
@@ -110,19 +115,11 @@ def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path:
         passed.append((lines, conf, own))
         return doubt is None
 
-    tried = [ops]
     clean = attempt(ops)
     for reading in ({"new_bodies": True}, {"in_place": True}):
-        if clean:
-            break
-        candidate = align(orig, sketch, **reading)
-        if candidate not in tried:
-            tried.append(candidate)
-            clean = attempt(candidate)
+        clean = clean or attempt(align(orig, sketch, **reading))
     if not passed:  # the last: closing brackets before markers are the file's
-        candidate = align(orig, sketch, closers_close=True)
-        if candidate not in tried:
-            attempt(candidate)
+        attempt(align(orig, sketch, closers_close=True))
     if not passed:
         raise refused
     chosen = passed[-1] if clean else passed[0]
