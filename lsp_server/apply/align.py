@@ -25,7 +25,7 @@ import enum
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, wraps
 from typing import NamedTuple
 
@@ -106,16 +106,11 @@ class Original:
     indent: np.ndarray
     blank: np.ndarray
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
-
-    @cached_property
-    def alike_cache(self) -> dict:
-        """One expansion's answers asked more than once (alike lines, the sketch's renames, what
-        every reading shares, the parts of the programme solved: _solve), each under its name."""
-        return {}
-
-    @cached_property
-    def _tokens(self) -> dict[str, tuple[str, ...]]:
-        return {}
+    # One expansion's answers asked more than once (alike lines, the sketch's renames, what every reading shares, the
+    # parts of the programme solved: _solve), each under its name; the tokens of lines; lines_with's answers.
+    alike_cache: dict = field(default_factory=dict, init=False)
+    _tokens: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
+    _word_lines: dict[str, list[int]] = field(default_factory=dict, init=False)
 
     def tokens(self, text: str) -> tuple[str, ...]:
         """The line's tokens (asked of the same lines by the renames, the alike lines and every reading)."""
@@ -134,10 +129,6 @@ class Original:
     def words(self) -> list[frozenset[str]]:
         """Per line, the names on it."""
         return [frozenset(WORD.findall(k)) for k in self.keys]
-
-    @cached_property
-    def _word_lines(self) -> dict[str, list[int]]:
-        return {}
 
     def index_words(self, wanted: set[str]) -> None:
         """Make lines_with() answer for these names: one pass over the lines for all of them."""
