@@ -403,6 +403,7 @@ def reward(orig: Original, key: str) -> int:
     return 2 * MATCH if DEFINITION.match(key) and unique_name else MATCH
 
 
+@_per_expansion
 def _barriers(orig: Original, width: int) -> np.ndarray:
     """Per file position, an offset that rises by STEP at each non-blank line shallower than
     `width`, counted from the end: earlier stretches higher, so a running minimum never carries
@@ -747,7 +748,6 @@ class _Costs:
     in_new: frozenset[int]
     new_closers: frozenset[int]
     ends: frozenset[int]
-    barriers: dict[int, np.ndarray]
     inside: dict[int, tuple[int, int]]  # body line → the file lines of the definition it is in
     same_indent: bool           # the sketch indents as the file does: a shown line matches one at its depth
 
@@ -786,7 +786,7 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
                {shown[0], shown[-1]} if shown else set(),
                *once("anchored", lambda: _anchored(orig, sketch)),
                renamed, pairs, in_new, new_closers,
-               ends | _closing_ends(orig, sketch) if closers_close else ends, once("barriers", dict),
+               ends | _closing_ends(orig, sketch) if closers_close else ends,
                _bodies_in_place(orig, sketch) if in_place else {}, _same_indent(orig, sketch))
     bounds = [(-1, -1)] + once("sure", lambda: _sure_anchors(orig, sketch, c.ends), c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
@@ -909,9 +909,7 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
         if marker[i]:
             empty = 0 if i in c.edges else EMPTY
             width = len(indent_of(s[i]))
-            if width not in c.barriers:
-                c.barriers[width] = _barriers(orig, width)
-            kept[r + 1] = rows[r + 1] = _cover(kept[r], c.barriers[width][lo:hi + 1], empty)
+            kept[r + 1] = rows[r + 1] = _cover(kept[r], _barriers(orig, width)[lo:hi + 1], empty)
             steps.append((width, empty))
             continue
         key = s[i].strip()
