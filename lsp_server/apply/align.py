@@ -740,7 +740,6 @@ class _Costs:
     """What every part of the programme reads: computed once per alignment, indexed globally."""
     del_cost: np.ndarray        # prefix sums of dropping lines (protected definitions cost PINNED)
     protected: np.ndarray
-    edges: set[int]
     anchored: dict[int, int]
     pinned_closers: frozenset[int]
     renamed: frozenset[str]
@@ -771,7 +770,6 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
         return orig.memo((name, s, *args), make)
 
     protected = once("protected", lambda: _protected(orig, sketch))
-    shown = [i for i in range(m) if s[i].strip()]
     once("words", lambda: orig.index_words({w for x in s if orig.counts.get(x.strip(), 0) <= 1 for w in WORD.findall(x)}))
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
@@ -783,7 +781,6 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
                                         _new_comments(orig, sketch), attributes)
     ends = once("ends", lambda: _stretch_ends(orig, sketch))
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
-               {shown[0], shown[-1]} if shown else set(),
                *once("anchored", lambda: _anchored(orig, sketch)),
                renamed, pairs, in_new, new_closers,
                ends | _closing_ends(orig, sketch) if closers_close else ends,
@@ -907,7 +904,7 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
     for r, i in enumerate(range(i0, i1)):
         prev = rows[r]
         if marker[i]:
-            empty = 0 if i in c.edges else EMPTY
+            empty = 0 if i in (0, len(s) - 1) else EMPTY  # (a marker at the sketch's edge may stand for nothing)
             width = len(indent_of(s[i]))
             kept[r + 1] = rows[r + 1] = _cover(kept[r], _barriers(orig, width)[lo:hi + 1], empty)
             steps.append((width, empty))
