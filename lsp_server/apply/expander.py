@@ -82,7 +82,7 @@ def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indent
     placed = merged_blank_runs(whole_blank_runs(placed, orig, sketch), orig, sketch)
     placed = definition_spacing(placed, orig, sketch, ind.convert)
     lines = _render(placed, orig, sketch, ind)
-    draft = Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed))
+    draft = Draft(path, orig.lines, tuple(lines), sketch, tuple(placed), orig.counts)
     reason = first_reason(CHECKS, draft)
     if reason is not None:
         raise ApplyError(reason)

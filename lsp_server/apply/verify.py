@@ -21,11 +21,7 @@ class Draft:
     result: tuple[str, ...]     # the draft's lines
     sketch: Sketch
     ops: tuple[Op, ...]
-
-    @cached_property
-    def counts(self) -> Counter:
-        """How often the file has each (stripped) line."""
-        return Counter(x.strip() for x in self.original)
+    counts: Counter             # how often the file has each (stripped) line
 
     @cached_property
     def written(self) -> Counter:
