@@ -460,19 +460,19 @@ def shown_block_closers(orig: Original, sketch: Sketch, placed: dict[int, int]) 
             above = sketch.lines[x]
             if above.strip() and len(indent_of(above)) <= depth:
                 if len(indent_of(above)) == depth and above.strip().endswith(("{", "(", "[")):
-                    opened = _once_at(orig, above) if x not in placed else placed[x]
-                    if opened < 0:  # (a definition's first line edited: the file's one of that name)
-                        opened = _edited_definition(orig, above.strip())
+                    opened = placed[x] if x in placed else _definition_at(orig, above)
                     if opened >= 0 and orig.keys[end := block_end(orig, opened)] == key:
                         out[i] = end
                 break
     return out
 
 
-def _edited_definition(orig: Original, key: str) -> int:
-    """The file line of the one definition a new definition line edits (`def f(a)` → `def f(a, b)`), else -1."""
-    if orig.counts.get(key, 0) or not DEFINITION.match(key):
-        return -1
+def _definition_at(orig: Original, line: str) -> int:
+    """Where the file has the line once, else, for a definition's first line edited, the file line of the one definition
+    it edits (`def f(a)` → `def f(a, b)`), else -1."""
+    key = line.strip()
+    if (at := _once_at(orig, line)) >= 0 or orig.counts.get(key, 0) or not DEFINITION.match(key):
+        return at
     hits = orig.at_sig.get(signature(key), NONE).tolist()
     return hits[0] if len(hits) == 1 and edits_its_definition(orig, hits[0], key) else -1
 
@@ -539,8 +539,7 @@ def _bodies_in_place(orig: Original, sketch: Sketch) -> dict[int, tuple[int, int
         if known:
             out[i] = known[-1]
         if DEFINITION.match(key):
-            at = _once_at(orig, line)
-            at = at if at >= 0 else _edited_definition(orig, key)
+            at = _definition_at(orig, line)
             stack.append((depth, (at, _chain_end(orig, at)) if at >= 0 else None))
     return out
 
