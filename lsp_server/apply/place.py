@@ -54,10 +54,6 @@ def _ops_of(ops: list[Op], st: Stretch, at: dict[int, int]) -> tuple[int, int]:
     return first, max(idx) + 1
 
 
-def _consumed(ops: Sequence[Op]) -> list[int]:
-    return [op.o for op in ops if op.kind in (Kind.MATCH, Kind.DROP)]
-
-
 def _sketch_ops(ops: list[Op]) -> dict[int, int]:
     """Sketch line → the op that writes or matches it."""
     return {op.s: k for k, op in enumerate(ops) if op.s >= 0 and op.kind in (Kind.MATCH, Kind.NEW)}
@@ -224,10 +220,9 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
         # at the sketch's edge with no marker there
         at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
-        before = _consumed(ops[:a])
-        after = _consumed(ops[b:])
-        lo = before[-1] + 1 if before else 0
-        hi = after[0] if after else len(orig.lines)
+        # the file's lines between the last one the sketch shows or deletes before the stretch and the first after it
+        lo = next((op.o + 1 for op in reversed(ops[:a]) if op.kind in (Kind.MATCH, Kind.DROP)), 0)
+        hi = next((op.o for op in ops[b:] if op.kind in (Kind.MATCH, Kind.DROP)), len(orig.lines))
         if edits and not shown:
             if at_end or at_start:
                 continue  # edits at the file's edge, which the sketch's edge pins
