@@ -566,17 +566,15 @@ def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
     """The first and last telling lines between markers (blank and trivial lines aside), when the file has them: a
     sketch shows unchanged lines around each change, so these are context. Re-typing them (to match a copy of old code
     further on) costs END more, and PINNED for a line the file has once: it says where the stretch is."""
-    firsts, lasts = {}, {}  # the marker before (or -1) → the stretch's first / last telling line
-    for is_first, order in ((True, range(len(sketch.lines))), (False, range(len(sketch.lines) - 1, -1, -1))):
-        after_marker = True
-        for i in order:
-            if sketch.marker[i]:
-                after_marker = True
-            elif not is_trivial(sketch.lines[i].strip()) and after_marker:  # (`try:` and `}` say nothing)
-                after_marker = False
-                if orig.counts.get(sketch.lines[i].strip(), 0):
-                    opened = max((m for m in range(i) if sketch.marker[m]), default=-1)
-                    (firsts if is_first else lasts)[opened] = i
+    telling: dict[int, list[int]] = {}  # the marker before (or -1) → the stretch's telling lines
+    opened = -1
+    for i, line in enumerate(sketch.lines):
+        if sketch.marker[i]:
+            opened = i
+        elif not is_trivial(line.strip()):  # (`try:` and `}` say nothing)
+            telling.setdefault(opened, []).append(i)
+    firsts = {m: t[0] for m, t in telling.items() if orig.counts.get(sketch.lines[t[0]].strip(), 0)}
+    lasts = {m: t[-1] for m, t in telling.items() if orig.counts.get(sketch.lines[t[-1]].strip(), 0)}
     out = {i for i in firsts.values() if not _shifted_unlike_neighbours(orig, sketch, i, 1)}
     for opened, i in lasts.items():
         first = firsts.get(opened)
