@@ -24,7 +24,7 @@ from lsp_server.protocol import detect_eol, normalise_eol
 
 log = logging.getLogger(__name__)
 
-# A tie-breaker gets the candidate full texts and returns the index of the likeliest, or None.
+# A tie-breaker gets the candidate full texts (at most place.MAX_PLACES) and returns the likeliest's index, or None.
 Chooser = Callable[[Sequence[str]], "int | None"]
 
 
