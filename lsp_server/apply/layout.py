@@ -96,7 +96,6 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
     many blank lines before it as the file puts before its definitions at that depth; so does a new top-level statement
     after a kept definition's body, and a kept definition right after new code that ends in blank lines. Where the
     sketch shows the line before, its own blank lines stand."""
-    usual: dict[int, int] | None = None  # (asked only where new code follows kept code)
     out: list[Op] = []
     prev_line, prev_kind, top, blanks = None, None, "", 0
     for k, op in enumerate(ops):
@@ -116,9 +115,8 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
         # (and a kept definition right after new code: the new code ends where the old spacing began)
         elif key and op.kind is Kind.COVER and prev_kind is Kind.NEW and blanks and DEFINITION.match(key):
             spaced = len(indent_of(prev_line)) >= depth and not _leads_in(prev_line.strip())
-        if spaced:
-            if usual is None:
-                usual = _blank_lines_before_definitions(orig)
+        if spaced:  # (the file's spacing is asked once per expansion, and only where new code meets kept code)
+            usual = orig.memo("definition spacing", lambda: _blank_lines_before_definitions(orig))
             out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
         if key:
             prev_line, prev_kind, blanks = line, op.kind, 0
