@@ -66,12 +66,8 @@ def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]
     open bracket and what continues it, not after a decorator."""
     keys = orig.keys
     out = []
-    p = lo
-    while p <= hi:
-        a = p
-        while p < hi and not keys[p]:
-            p += 1
-        b = p
+    for a in [lo] + [x + 1 for x in range(lo, hi) if keys[x]]:  # (at lo, and after each non-blank line)
+        b = next((x for x in range(a, hi) if keys[x]), hi)
         prev = next((x for x in range(a - 1, -1, -1) if keys[x]), None)
         nxt = next((x for x in range(b, len(keys)) if keys[x]), None)
         ok = nxt is None or orig.indent[nxt] <= depth
@@ -87,9 +83,6 @@ def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]
             ok = False
         if ok:
             out.append((a, b))
-        if b >= hi:
-            break
-        p = b + 1
     return out
 
 
