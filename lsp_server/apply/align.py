@@ -322,19 +322,16 @@ def import_parts(key: str) -> tuple[str, frozenset[str]] | None:
     return None
 
 
-def _same_import(orig: Original, key: str) -> list[int]:
+def _same_import(orig: Original, key: str) -> set[int]:
     """The file's import lines from the same place whose names the new line's names hold, or hold
     all of (a name added to or removed from an import is an edit of it, not a second import)."""
     parts = import_parts(key)
     if parts is None or not parts[1]:
-        return []
+        return set()
     head, names = parts
-    out = []
-    for j in sorted({j for w in names for j in orig.lines_with(w)[:COMMON]}):
-        old = import_parts(orig.keys[j])
-        if old is not None and old[0] == head and old[1] != names and (old[1] <= names or names <= old[1]):
-            out.append(j)
-    return out
+    near = {j for w in names for j in orig.lines_with(w)[:COMMON]}
+    return {j for j in near if (old := import_parts(orig.keys[j])) is not None and old[0] == head and old[1] != names
+            and (old[1] <= names or names <= old[1])}
 
 
 def _sharing_rarest(orig: Original, words: set[str], k: int) -> set[int]:
