@@ -299,8 +299,7 @@ def _import_place(orig: Original, line: str) -> int:
     fits = []
     for section in sections:
         group = [j for j in section if orig.keys[j].split()[0] == key.split()[0] and "__future__" not in orig.keys[j]]
-        keys = [orig.keys[j].lower() for j in section]
-        kinds = [k.split()[0] for k in keys]
+        kinds = [orig.keys[j].lower().split()[0] for j in section]
         if not group or kinds != sorted(kinds, key=lambda k: k != "import") \
                 or [orig.keys[j].lower() for j in group] != sorted(orig.keys[j].lower() for j in group):
             continue  # (a section in no order we know, or with no line of the new one's kind)
