@@ -25,7 +25,7 @@ import enum
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, wraps
 from typing import NamedTuple
 
@@ -106,16 +106,11 @@ class Original:
     indent: np.ndarray
     blank: np.ndarray
     del_cost: np.ndarray        # prefix sums of the cost of dropping lines
-
-    @cached_property
-    def alike_cache(self) -> dict:
-        """One expansion's answers asked more than once (alike lines, the sketch's renames, what
-        every reading shares, the parts of the programme solved: _solve), each under its name."""
-        return {}
-
-    @cached_property
-    def _tokens(self) -> dict[str, tuple[str, ...]]:
-        return {}
+    # One expansion's answers asked more than once (alike lines, the sketch's renames, what every reading shares, the
+    # parts of the programme solved: _solve), each under its name; the tokens of lines; lines_with's answers.
+    alike_cache: dict = field(default_factory=dict, init=False)
+    _tokens: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
+    _word_lines: dict[str, list[int]] = field(default_factory=dict, init=False)
 
     def tokens(self, text: str) -> tuple[str, ...]:
         """The line's tokens (asked of the same lines by the renames, the alike lines and every reading)."""
@@ -134,10 +129,6 @@ class Original:
     def words(self) -> list[frozenset[str]]:
         """Per line, the names on it."""
         return [frozenset(WORD.findall(k)) for k in self.keys]
-
-    @cached_property
-    def _word_lines(self) -> dict[str, list[int]]:
-        return {}
 
     def index_words(self, wanted: set[str]) -> None:
         """Make lines_with() answer for these names: one pass over the lines for all of them."""
@@ -331,19 +322,16 @@ def import_parts(key: str) -> tuple[str, frozenset[str]] | None:
     return None
 
 
-def _same_import(orig: Original, key: str) -> list[int]:
+def _same_import(orig: Original, key: str) -> set[int]:
     """The file's import lines from the same place whose names the new line's names hold, or hold
     all of (a name added to or removed from an import is an edit of it, not a second import)."""
     parts = import_parts(key)
     if parts is None or not parts[1]:
-        return []
+        return set()
     head, names = parts
-    out = []
-    for j in sorted({j for w in names for j in orig.lines_with(w)[:COMMON]}):
-        old = import_parts(orig.keys[j])
-        if old is not None and old[0] == head and old[1] != names and (old[1] <= names or names <= old[1]):
-            out.append(j)
-    return out
+    near = {j for w in names for j in orig.lines_with(w)[:COMMON]}
+    return {j for j in near if (old := import_parts(orig.keys[j])) is not None and old[0] == head and old[1] != names
+            and (old[1] <= names or names <= old[1])}
 
 
 def _sharing_rarest(orig: Original, words: set[str], k: int) -> set[int]:
@@ -412,6 +400,7 @@ def reward(orig: Original, key: str) -> int:
     return 2 * MATCH if DEFINITION.match(key) and unique_name else MATCH
 
 
+@_per_expansion
 def _barriers(orig: Original, width: int) -> np.ndarray:
     """Per file position, an offset that rises by STEP at each non-blank line shallower than
     `width`, counted from the end: earlier stretches higher, so a running minimum never carries
@@ -468,19 +457,19 @@ def shown_block_closers(orig: Original, sketch: Sketch, placed: dict[int, int]) 
             above = sketch.lines[x]
             if above.strip() and len(indent_of(above)) <= depth:
                 if len(indent_of(above)) == depth and above.strip().endswith(("{", "(", "[")):
-                    opened = _once_at(orig, above) if x not in placed else placed[x]
-                    if opened < 0:  # (a definition's first line edited: the file's one of that name)
-                        opened = _edited_definition(orig, above.strip())
+                    opened = placed[x] if x in placed else _definition_at(orig, above)
                     if opened >= 0 and orig.keys[end := block_end(orig, opened)] == key:
                         out[i] = end
                 break
     return out
 
 
-def _edited_definition(orig: Original, key: str) -> int:
-    """The file line of the one definition a new definition line edits (`def f(a)` → `def f(a, b)`), else -1."""
-    if orig.counts.get(key, 0) or not DEFINITION.match(key):
-        return -1
+def _definition_at(orig: Original, line: str) -> int:
+    """Where the file has the line once, else, for a definition's first line edited, the file line of the one definition
+    it edits (`def f(a)` → `def f(a, b)`), else -1."""
+    key = line.strip()
+    if (at := _once_at(orig, line)) >= 0 or orig.counts.get(key, 0) or not DEFINITION.match(key):
+        return at
     hits = orig.at_sig.get(signature(key), NONE).tolist()
     return hits[0] if len(hits) == 1 and edits_its_definition(orig, hits[0], key) else -1
 
@@ -547,8 +536,7 @@ def _bodies_in_place(orig: Original, sketch: Sketch) -> dict[int, tuple[int, int
         if known:
             out[i] = known[-1]
         if DEFINITION.match(key):
-            at = _once_at(orig, line)
-            at = at if at >= 0 else _edited_definition(orig, key)
+            at = _definition_at(orig, line)
             stack.append((depth, (at, _chain_end(orig, at)) if at >= 0 else None))
     return out
 
@@ -575,17 +563,15 @@ def _stretch_ends(orig: Original, sketch: Sketch) -> frozenset[int]:
     """The first and last telling lines between markers (blank and trivial lines aside), when the file has them: a
     sketch shows unchanged lines around each change, so these are context. Re-typing them (to match a copy of old code
     further on) costs END more, and PINNED for a line the file has once: it says where the stretch is."""
-    firsts, lasts = {}, {}  # the marker before (or -1) → the stretch's first / last telling line
-    for is_first, order in ((True, range(len(sketch.lines))), (False, range(len(sketch.lines) - 1, -1, -1))):
-        after_marker = True
-        for i in order:
-            if sketch.marker[i]:
-                after_marker = True
-            elif not is_trivial(sketch.lines[i].strip()) and after_marker:  # (`try:` and `}` say nothing)
-                after_marker = False
-                if orig.counts.get(sketch.lines[i].strip(), 0):
-                    opened = max((m for m in range(i) if sketch.marker[m]), default=-1)
-                    (firsts if is_first else lasts)[opened] = i
+    telling: dict[int, list[int]] = {}  # the marker before (or -1) → the stretch's telling lines
+    opened = -1
+    for i, line in enumerate(sketch.lines):
+        if sketch.marker[i]:
+            opened = i
+        elif not is_trivial(line.strip()):  # (`try:` and `}` say nothing)
+            telling.setdefault(opened, []).append(i)
+    firsts = {m: t[0] for m, t in telling.items() if orig.counts.get(sketch.lines[t[0]].strip(), 0)}
+    lasts = {m: t[-1] for m, t in telling.items() if orig.counts.get(sketch.lines[t[-1]].strip(), 0)}
     out = {i for i in firsts.values() if not _shifted_unlike_neighbours(orig, sketch, i, 1)}
     for opened, i in lasts.items():
         first = firsts.get(opened)
@@ -748,7 +734,6 @@ class _Costs:
     """What every part of the programme reads: computed once per alignment, indexed globally."""
     del_cost: np.ndarray        # prefix sums of dropping lines (protected definitions cost PINNED)
     protected: np.ndarray
-    edges: set[int]
     anchored: dict[int, int]
     pinned_closers: frozenset[int]
     renamed: frozenset[str]
@@ -756,7 +741,6 @@ class _Costs:
     in_new: frozenset[int]
     new_closers: frozenset[int]
     ends: frozenset[int]
-    barriers: dict[int, np.ndarray]
     inside: dict[int, tuple[int, int]]  # body line → the file lines of the definition it is in
     same_indent: bool           # the sketch indents as the file does: a shown line matches one at its depth
 
@@ -780,7 +764,6 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
         return orig.memo((name, s, *args), make)
 
     protected = once("protected", lambda: _protected(orig, sketch))
-    shown = [i for i in range(m) if s[i].strip()]
     once("words", lambda: orig.index_words({w for x in s if orig.counts.get(x.strip(), 0) <= 1 for w in WORD.findall(x)}))
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
@@ -792,10 +775,9 @@ def align(orig: Original, sketch: Sketch, new_bodies: bool = False, closers_clos
                                         _new_comments(orig, sketch), attributes)
     ends = once("ends", lambda: _stretch_ends(orig, sketch))
     c = _Costs(orig.del_cost + np.concatenate([[0], np.cumsum(protected * PINNED)]), protected,
-               {shown[0], shown[-1]} if shown else set(),
                *once("anchored", lambda: _anchored(orig, sketch)),
                renamed, pairs, in_new, new_closers,
-               ends | _closing_ends(orig, sketch) if closers_close else ends, once("barriers", dict),
+               ends | _closing_ends(orig, sketch) if closers_close else ends,
                _bodies_in_place(orig, sketch) if in_place else {}, _same_indent(orig, sketch))
     bounds = [(-1, -1)] + once("sure", lambda: _sure_anchors(orig, sketch, c.ends), c.ends) + [(m, n)]
     ops = _solve(orig, sketch, c, bounds)
@@ -916,11 +898,9 @@ def _align_part(orig: Original, sketch: Sketch, c: _Costs, i0: int, i1: int, lo:
     for r, i in enumerate(range(i0, i1)):
         prev = rows[r]
         if marker[i]:
-            empty = 0 if i in c.edges else EMPTY
+            empty = 0 if i in (0, len(s) - 1) else EMPTY  # (a marker at the sketch's edge may stand for nothing)
             width = len(indent_of(s[i]))
-            if width not in c.barriers:
-                c.barriers[width] = _barriers(orig, width)
-            kept[r + 1] = rows[r + 1] = _cover(kept[r], c.barriers[width][lo:hi + 1], empty)
+            kept[r + 1] = rows[r + 1] = _cover(kept[r], _barriers(orig, width)[lo:hi + 1], empty)
             steps.append((width, empty))
             continue
         key = s[i].strip()

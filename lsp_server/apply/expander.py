@@ -24,7 +24,7 @@ from lsp_server.protocol import detect_eol, normalise_eol
 
 log = logging.getLogger(__name__)
 
-# A tie-breaker gets the candidate full texts and returns the index of the likeliest, or None.
+# A tie-breaker gets the candidate full texts (at most place.MAX_PLACES) and returns the likeliest's index, or None.
 Chooser = Callable[[Sequence[str]], "int | None"]
 
 
@@ -68,13 +68,13 @@ def _render(ops: Sequence[Op], orig: Original, sketch: Sketch, ind: Indentation)
 
 
 def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str,
-                      chooser: Chooser | None, notes: list[str]) -> tuple[list[str], float, str | None]:
+                      chooser: Chooser | None) -> tuple[list[str], list[str], str | None]:
     """Passes 3 to 5 over the alignment: placement and layout, render, verify → (the result's
-    lines, confidence, a doubt about it or None), or ApplyError with the reason."""
+    lines, the placement's notes, a doubt about it or None), or ApplyError with the reason."""
     def render_text(candidate: list[Op]) -> str:
         return "\n".join(_render(candidate, orig, sketch, ind) + [""]) + "\n"
 
-    before = len(notes)
+    notes: list[str] = []
     placed = rewritten_blocks(ops, orig, sketch, ind.convert)
     placed = rewritten_doc_comments(placed, orig, sketch)
     placed = replaced_returns(placed, orig, sketch, ind.convert)
@@ -82,52 +82,46 @@ def _place_and_render(ops: list[Op], orig: Original, sketch: Sketch, ind: Indent
     placed = merged_blank_runs(whole_blank_runs(placed, orig, sketch), orig, sketch)
     placed = definition_spacing(placed, orig, sketch, ind.convert)
     lines = _render(placed, orig, sketch, ind)
-    draft = Draft(path, tuple(orig.lines), tuple(lines), sketch, tuple(placed))
+    draft = Draft(path, orig.lines, tuple(lines), sketch, tuple(placed), orig.counts)
     reason = first_reason(CHECKS, draft)
     if reason is not None:
         raise ApplyError(reason)
-    return lines, 0.8 if len(notes) > before else 1.0, first_reason(DOUBTS, draft)
+    return lines, notes, first_reason(DOUBTS, draft)
 
 
-def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str, chooser: Chooser | None,
-          notes: list[str]) -> tuple[list[str], float]:
+def _read(ops: list[Op], orig: Original, sketch: Sketch, ind: Indentation, path: str,
+          chooser: Chooser | None) -> tuple[list[str], list[str]]:
     """The first reading's draft, unless it fails verification or is in doubt: then the first of the other readings that
     passes without doubt (the bodies of blocks the file does not have in any form read as new code — the first lets
     their lines match the file's, which reads a definition copied from another as that one, edited; then the bodies of
     definitions the sketch shows read in their own place), else the first draft that passes at all. None passing: the
     last reading's, if it passes (closing brackets before markers are the file's), else the first reading's reason."""
-    passed: list[tuple[list[str], float, list[str]]] = []  # drafts that pass, in doubt
+    passed: list[tuple[list[str], list[str]]] = []  # (lines, notes) of drafts that pass, in doubt
     refused = None
+    tried: list[list[Op]] = []
 
     def attempt(candidate: list[Op]) -> bool:
-        """Place, render and verify a reading: True when it passes without doubt (then it is `passed[-1]`)."""
+        """Place, render and verify a reading not tried yet: True if it passes without doubt (as `passed[-1]`)."""
         nonlocal refused
+        if candidate in tried:
+            return False
+        tried.append(candidate)
         try:
-            lines, conf, doubt = _place_and_render(candidate, orig, sketch, ind, path, chooser, own := [])
+            lines, notes, doubt = _place_and_render(candidate, orig, sketch, ind, path, chooser)
         except ApplyError as exc:
             refused = refused or exc
             return False
-        passed.append((lines, conf, own))
+        passed.append((lines, notes))
         return doubt is None
 
-    tried = [ops]
     clean = attempt(ops)
     for reading in ({"new_bodies": True}, {"in_place": True}):
-        if clean:
-            break
-        candidate = align(orig, sketch, **reading)
-        if candidate not in tried:
-            tried.append(candidate)
-            clean = attempt(candidate)
+        clean = clean or attempt(align(orig, sketch, **reading))
     if not passed:  # the last: closing brackets before markers are the file's
-        candidate = align(orig, sketch, closers_close=True)
-        if candidate not in tried:
-            attempt(candidate)
+        attempt(align(orig, sketch, closers_close=True))
     if not passed:
         raise refused
-    chosen = passed[-1] if clean else passed[0]
-    notes += chosen[2]
-    return chosen[0], chosen[1]
+    return passed[-1] if clean else passed[0]
 
 
 def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None) -> Expansion:
@@ -160,13 +154,13 @@ def _expand(original: str, sketch_text: str, path: str, chooser: Chooser | None)
     ops = align(orig, sketch)
     pairs = [(orig.lines[op.o], sketch.lines[op.s]) for op in ops if op.kind is Kind.MATCH]
     ind = learn_indentation(body, [x for x, m in zip(sketch.lines, sketch.marker) if not m], pairs)
-    lines, conf = _read(ops, orig, sketch, ind, path, chooser, notes)
+    lines, placing = _read(ops, orig, sketch, ind, path, chooser)
     out = "\n".join(lines + [""] * tail)
     if final_newline or (not text and out):
         out += "\n"
     if eol != "\n":
         out = out.replace("\n", eol)
-    return Expansion(out, min(confidence, conf), notes)
+    return Expansion(out, min(confidence, 0.8 if placing else 1.0), notes + placing)  # (the model chose a place)
 
 
 def expand(original: str, sketch: str, path: str = "", chooser: Chooser | None = None) -> Expansion:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from itertools import groupby
 
 from lsp_server.apply.align import Kind, Op, Original, replaces
 from lsp_server.apply.sketch import OPENER, Sketch
@@ -23,25 +24,16 @@ def merged_blank_runs(ops: list[Op], orig: Original, sketch: Sketch) -> list[Op]
     """Where a stretch's blank lines meet the file's blank lines that a marker keeps, they are one run: as long as the
     longer of the two (the sketch's blank line before a marker stands for the blank line the file already has there)."""
     out: list[Op] = []
-    k = 0
-    while k < len(ops):
-        end = k
-        while end < len(ops) and (_blank(ops[end], orig, sketch) or ops[end].kind in (Kind.DROP, Kind.REWRITTEN)):
-            end += 1  # (deleted lines print nothing: blank lines on both sides of them are one run)
-        if end == k:
-            out.append(ops[k])
-            k += 1
-            continue
-        run = ops[k:end]
+    # (deleted lines print nothing: blank lines on both sides of them are one run)
+    for blank, group in groupby(ops, lambda op: _blank(op, orig, sketch) or op.kind in (Kind.DROP, Kind.REWRITTEN)):
+        run = list(group)
         new = [op for op in run if op.kind is Kind.NEW]
         kept = [op for op in run if op.kind is Kind.COVER]
-        if new and kept and len(new) + len(kept) == sum(1 for op in run if _blank(op, orig, sketch)):
+        if blank and new and kept and len(new) + len(kept) == sum(1 for op in run if _blank(op, orig, sketch)):
             extra = max(0, len(new) - len(kept))  # the sketch's blank lines beyond the file's
             drop = {id(op) for op in new[extra:]}
-            out.extend(op for op in run if id(op) not in drop)
-        else:
-            out.extend(run)
-        k = end
+            run = [op for op in run if id(op) not in drop]
+        out.extend(run)
     return out
 
 
@@ -104,7 +96,6 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
     many blank lines before it as the file puts before its definitions at that depth; so does a new top-level statement
     after a kept definition's body, and a kept definition right after new code that ends in blank lines. Where the
     sketch shows the line before, its own blank lines stand."""
-    usual: dict[int, int] | None = None  # (asked only where new code follows kept code)
     out: list[Op] = []
     prev_line, prev_kind, top, blanks = None, None, "", 0
     for k, op in enumerate(ops):
@@ -124,9 +115,8 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
         # (and a kept definition right after new code: the new code ends where the old spacing began)
         elif key and op.kind is Kind.COVER and prev_kind is Kind.NEW and blanks and DEFINITION.match(key):
             spaced = len(indent_of(prev_line)) >= depth and not _leads_in(prev_line.strip())
-        if spaced:
-            if usual is None:
-                usual = _blank_lines_before_definitions(orig)
+        if spaced:  # (the file's spacing is asked once per expansion, and only where new code meets kept code)
+            usual = orig.memo("definition spacing", lambda: _blank_lines_before_definitions(orig))
             out.extend(Op(Kind.NEW, -1, -1) for _ in range(usual.get(depth, 0) - blanks))
         if key:
             prev_line, prev_kind, blanks = line, op.kind, 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from lsp_server.apply.align import (IMPORT, MATCH, Kind, Op, Original, block_end, edited_lines, shown_block_closers,
                                     edits_its_definition, new_names, renamed_as, renames, replaces,
@@ -19,43 +18,33 @@ from lsp_server.apply.errors import ApplyError
 from lsp_server.apply.sketch import OPENER, Sketch
 from lsp_server.text import DEFINITION, indent_of
 
-MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break
+MAX_PLACES = 4  # more equally fitting places than this is no tie a model should break: each costs a forward pass
+# (bench/apply.py --heldout: 36 candidates took 15 s and the lead stayed under tiebreak.MARGIN)
 # a body ending so cannot have had the old body after it
 TERMINAL = re.compile(r"^(?:return|raise|throw|panic\(|continue\b|break\b|yield\b|os\.Exit\(|sys\.exit\()")
 OPENS = (":", "{", "(", "[", ",", "\\", "=", "=>")
 
 
-@dataclass(frozen=True)
-class Stretch:
-    """Sketch lines [start, end) between markers (or the sketch's edges)."""
-    start: int
-    end: int
-    marker_before: bool
-    marker_after: bool
-
-
-def stretches(sketch: Sketch) -> list[Stretch]:
+def stretches(sketch: Sketch) -> list[range]:
+    """The sketch's lines between markers (or its edges), where they are not all blank: a marker comes right before a
+    stretch unless it starts at the sketch's first line, and right after it unless it ends at the last."""
     out, start = [], 0
     for i, is_marker in enumerate(sketch.marker + (True,)):
         if is_marker:
             if any(x.strip() for x in sketch.lines[start:i]):
-                out.append(Stretch(start, i, start > 0 and sketch.marker[start - 1], i < len(sketch.lines)))
+                out.append(range(start, i))
             start = i + 1
     return out
 
 
-def _ops_of(ops: list[Op], st: Stretch, at: dict[int, int]) -> tuple[int, int]:
+def _ops_of(ops: list[Op], st: range, at: dict[int, int]) -> tuple[int, int]:
     """The slice of ops from the stretch's first sketch line to its last, with the drops between
     and right before it (an alike line replaced: the drop comes first); at: sketch line → op."""
-    idx = [at[i] for i in range(st.start, st.end) if i in at]
+    idx = [at[i] for i in st if i in at]
     first = min(idx)
     while first > 0 and ops[first - 1].kind is Kind.DROP:
         first -= 1
     return first, max(idx) + 1
-
-
-def _consumed(ops: Sequence[Op]) -> list[int]:
-    return [op.o for op in ops if op.kind in (Kind.MATCH, Kind.DROP)]
 
 
 def _sketch_ops(ops: list[Op]) -> dict[int, int]:
@@ -69,12 +58,8 @@ def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]
     open bracket and what continues it, not after a decorator."""
     keys = orig.keys
     out = []
-    p = lo
-    while p <= hi:
-        a = p
-        while p < hi and not keys[p]:
-            p += 1
-        b = p
+    for a in [lo] + [x + 1 for x in range(lo, hi) if keys[x]]:  # (at lo, and after each non-blank line)
+        b = next((x for x in range(a, hi) if keys[x]), hi)
         prev = next((x for x in range(a - 1, -1, -1) if keys[x]), None)
         nxt = next((x for x in range(b, len(keys)) if keys[x]), None)
         ok = nxt is None or orig.indent[nxt] <= depth
@@ -90,9 +75,6 @@ def _gaps(orig: Original, lo: int, hi: int, depth: int) -> list[tuple[int, int]]
             ok = False
         if ok:
             out.append((a, b))
-        if b >= hi:
-            break
-        p = b + 1
     return out
 
 
@@ -171,14 +153,14 @@ def _fits_around(orig: Original, seg: list[Op], j: int, x: int) -> bool:
                for op in seg if op.kind is Kind.MATCH)
 
 
-def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Stretch,
+def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: range,
                           renamed: frozenset[str], pairs: frozenset[tuple[str, str]], closers: dict[int, int]) -> None:
     """A stretch that ends, before a marker, in EDIT_RUN or more alike lines written in place of the file's lines, with
     fewer than two telling lines of the file after them, may as well add those lines before the ones it would edit:
     refused (context after an edit says which). A line renamed as the sketch renames elsewhere too is an edit for sure,
     and so is the first line of a definition of the same name (and the lines above it); so are lines followed by the
     closing bracket of a block whose first line the sketch shows (`closers`: that block's own, in the file)."""
-    if not st.marker_after:
+    if st.stop == len(sketch.lines):  # (no marker after it)
         return
     edits = shown = 0
     for x in range(len(seg) - 1, -1, -1):
@@ -196,7 +178,7 @@ def _check_trailing_edits(seg: list[Op], orig: Original, sketch: Sketch, st: Str
             edits += renamed_as(orig, old, new, renamed) not in pairs
     if edits >= EDIT_RUN:
         first = next(op.s for op in seg if op.kind is Kind.NEW)
-        raise ApplyError(f"the sketch's lines before its marker at line {st.end + 1} may replace original lines or be "
+        raise ApplyError(f"the sketch's lines before its marker at line {st.stop + 1} may replace original lines or be "
                          f"new lines added before them (nothing the file has follows them; see its line {first + 1}): "
                          "show an unchanged line after the change")
 
@@ -205,20 +187,18 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
           render: Callable[[list[Op]], str], chooser: Callable[[Sequence[str]], int | None] | None,
           notes: list[str]) -> list[Op]:
     """ops with every stretch that no line of the file pins down placed where it fits."""
-    parts = stretches(sketch)
     renamed = new_names(orig, sketch)
     pairs = renames(orig, sketch, renamed)
     at = _sketch_ops(ops)
     closers = shown_block_closers(orig, sketch, {})
-    for k, st in enumerate(parts):
+    for st in stretches(sketch):
         a, b = _ops_of(ops, st, at)
         seg = ops[a:b]
         if not any(op.kind is Kind.NEW and op.s >= 0 and sketch.lines[op.s].strip() for op in seg):
             continue  # nothing new to place (`]` alone after a marker is the file's)
-        before = _consumed(ops[:a])
-        after = _consumed(ops[b:])
-        lo = before[-1] + 1 if before else 0
-        hi = after[0] if after else len(orig.lines)
+        # the file's lines between the last one the sketch shows or deletes before the stretch and the first after it
+        lo = next((op.o + 1 for op in reversed(ops[:a]) if op.kind in (Kind.MATCH, Kind.DROP)), 0)
+        hi = next((op.o for op in ops[b:] if op.kind in (Kind.MATCH, Kind.DROP)), len(orig.lines))
         # (a line that says little, `try:`, still says where when the file has it once between the stretches around)
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]
                  and (reward(orig, orig.keys[op.o]) > 0 or _once_between(orig, op.o, lo, hi))]
@@ -228,8 +208,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
             continue  # it shows a line the file has once, edits a definition there, or closes a block the
             # sketch opens above it: the alignment placed it
         edits = [(seg[x].o, seg[x + 1]) for x in range(len(seg)) if replaces(seg, x)]  # (old line, new op)
-        # at the sketch's edge with no marker there
-        at_end, at_start = not st.marker_after and k == len(parts) - 1, not st.marker_before and k == 0
+        at_end, at_start = st.stop == len(sketch.lines), st.start == 0  # at the sketch's edge with no marker there
         if edits and not shown:
             if at_end or at_start:
                 continue  # edits at the file's edge, which the sketch's edge pins
@@ -246,7 +225,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         if not shown:
             if at_end and at_start:
                 continue
-            imports = [i for i in range(st.start, st.end) if sketch.lines[i].strip()]
+            imports = [i for i in st if sketch.lines[i].strip()]
             if all(IMPORT.match(sketch.lines[i].strip()) for i in imports) and _import_run(orig):
                 spot = _import_place(orig, sketch.lines[imports[0]].strip())  # new imports alone
                 gaps = [(spot, spot)]
@@ -327,8 +306,7 @@ def _import_place(orig: Original, line: str) -> int:
     fits = []
     for section in sections:
         group = [j for j in section if orig.keys[j].split()[0] == key.split()[0] and "__future__" not in orig.keys[j]]
-        keys = [orig.keys[j].lower() for j in section]
-        kinds = [k.split()[0] for k in keys]
+        kinds = [orig.keys[j].lower().split()[0] for j in section]
         if not group or kinds != sorted(kinds, key=lambda k: k != "import") \
                 or [orig.keys[j].lower() for j in group] != sorted(orig.keys[j].lower() for j in group):
             continue  # (a section in no order we know, or with no line of the new one's kind)

@@ -46,25 +46,22 @@ IMPLIED = "\u2026"  # the text of a marker the sketch implies (see implied_marke
 
 
 def implied_markers(sketch: Sketch, keys: Sequence[str]) -> tuple[Sketch, list[str]]:
-    """The markers around a sketch without any that is a fragment of the file: at the start when
-    the first line of the file it shows (new lines may come before it) is not the file's first
-    line; at the end when its last line is a line of the file that the file goes on after."""
+    """The markers around a sketch without any that is a fragment of the file (its only caller asks for no other): at
+    the start when the first line of the file it shows (new lines may come before it) is not the file's first line; at
+    the end when its last line is a line of the file that the file goes on after."""
     shown = [k for k in keys if k]
     lines, marker, notes = list(sketch.lines), list(sketch.marker), []
     present = set(shown)
-    if not marker[0]:  # (the first line of the file it shows, unless a marker comes first)
-        first = next((None if marked else line.strip() for line, marked in zip(lines, marker)
-                      if marked or line.strip() in present), None)
-        if first is not None and first != shown[0]:
-            lines.insert(0, IMPLIED)
-            marker.insert(0, True)
-            notes.append("the sketch starts inside the file without a marker: the lines above it are kept")
-    if not marker[-1]:
-        last = lines[-1].strip()
-        if last in present and last != shown[-1]:
-            lines.append(IMPLIED)
-            marker.append(True)
-            notes.append("the sketch ends inside the file without a marker: the lines below it are kept")
+    first = next((x.strip() for x in lines if x.strip() in present), None)  # (the first line of the file it shows)
+    if first is not None and first != shown[0]:
+        lines.insert(0, IMPLIED)
+        marker.insert(0, True)
+        notes.append("the sketch starts inside the file without a marker: the lines above it are kept")
+    last = lines[-1].strip()
+    if last in present and last != shown[-1]:
+        lines.append(IMPLIED)
+        marker.append(True)
+        notes.append("the sketch ends inside the file without a marker: the lines below it are kept")
     return Sketch(tuple(lines), tuple(marker)), notes
 
 

@@ -21,11 +21,7 @@ class Draft:
     result: tuple[str, ...]     # the draft's lines
     sketch: Sketch
     ops: tuple[Op, ...]
-
-    @cached_property
-    def counts(self) -> Counter:
-        """How often the file has each (stripped) line."""
-        return Counter(x.strip() for x in self.original)
+    counts: Counter             # how often the file has each (stripped) line
 
     @cached_property
     def written(self) -> Counter:
@@ -129,11 +125,10 @@ def markers_stand_for_code(d: Draft) -> str | None:
     the marker was written for (the sketch moved code, or its marker is misplaced)."""
     covering = {op.s for op in d.ops if op.kind is Kind.COVER}
     marks = [i for i, m in enumerate(d.sketch.marker) if m]
-    for x, i in enumerate(marks):
+    bounds = [-1] + marks + [len(d.sketch.lines)]
+    for lo, i, hi in zip(bounds, marks, bounds[2:]):  # (each marker, and the markers or edges around it)
         if i in covering or i in (0, len(d.sketch.lines) - 1):
             continue
-        lo = marks[x - 1] if x else -1
-        hi = marks[x + 1] if x + 1 < len(marks) else len(d.sketch.lines)
         shown = [k for k, op in enumerate(d.ops) if lo < op.s < hi and op.kind in (Kind.MATCH, Kind.NEW)]
         span = d.ops[shown[0]:shown[-1] + 1] if shown else []
         if any(op.kind is Kind.DROP and d.original[op.o].strip() and not replaces(span, y)
