@@ -20,13 +20,16 @@ _MEMBER = (r"(?:(?:public|private|protected|static|async|override|readonly|abstr
 # `const load = async (id) => {`, `exports.parse = function parse(s) {`.
 _ASSIGNED = (r"(?:(?:export\s+)?(?:const|let|var)\s+)?(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?"
              r"(?:function\b\*?[^(]*\([^;]*\)\s*\{\s*$|(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::\s*[^=]+)?=>\s*\{\s*$)")
+# A Rust `impl` block, generic or not: named by its trait and type, their parameters aside
+# (`impl<T> Add<T> for ByteSize` defines "Add for ByteSize"; `impl Cache {` defines "Cache").
+IMPL = re.compile(r"^(?:unsafe\s+)?impl\b")
 # A line that opens a definition: def/class/function/func/fn/interface/struct/enum/impl/trait/
 # type/mod, after the modifiers that may precede them (export, default, pub, async, static); or a
 # class member or a named function value of JavaScript/TypeScript.
 DEFINITION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
                         r"(?:def|class|function\*?|func|fn|interface|struct|enum|impl|trait|type|mod)\s+\w"
                         r"|^func\s+\([^)]*\)\s*\w"  # (a Go method: its receiver first)
-                        r"|^(?:unsafe\s+)?impl\b"  # (a Rust impl, `impl<T>` too)
+                        r"|" + IMPL.pattern +  # (a Rust impl, `impl<T>` too)
                         r"|^" + _MEMBER + r"|^" + _ASSIGNED)
 _NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|fn|interface|struct|enum|trait|type|mod)\s+)"
                   r"([A-Za-z_$][\w$]*)|^" + _MEMBER + r"|^" + _ASSIGNED)
@@ -36,9 +39,6 @@ _NAME = re.compile(r"^(?:func\s+\([^)]*\)\s*|.*?\b(?:def|class|function\*?|func|
 DECORATOR = ("@", "#[")
 
 
-# A Rust `impl` block, generic or not: named by its trait and type, their parameters aside
-# (`impl<T> Add<T> for ByteSize` defines "Add for ByteSize"; `impl Cache {` defines "Cache").
-IMPL = re.compile(r"^(?:unsafe\s+)?impl\b")
 _GENERIC = re.compile(r"<[^<>]*>")
 
 

@@ -6,7 +6,7 @@ original lines. Costs are integers (the indentation hint, 1, only breaks ties):
   file has once −MATCH (ten deleted lines cost as much), a definition the file has once −2·MATCH, a line found 2–3 times
   −8, more often −4, blank and trivial lines (`}`, `else:`) 0;
 - a new sketch line: +INS; re-typing a line the file has once costs its match reward more (keeping the original and
-  adding a copy would repeat it);
+  adding a copy would repeat it), and one that says little (`finally:`) more than matching it and dropping two lines;
 - a new sketch line in place of an alike original line (same statement head: `return x` → `return x * 2`, `def f(a)` →
   `def f(a, b)`): +ALIKE, and the original line is replaced;
 - an original line dropped: +DEL (blank lines less) — only between two sketch lines, never next to a marker: a deletion

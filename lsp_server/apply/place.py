@@ -93,12 +93,16 @@ def _loose_places(orig: Original, shown: list[tuple[int, int]], lo: int, hi: int
     """Where in [lo, hi) the file has a weakly shown stretch's first and last shown lines about as far apart as the
     sketch has them (edits between them could fit it there as well as where its lines match exactly)."""
     (i0, j0), (i1, j1) = shown[0], shown[-1]
-    first, last = orig.keys[j0], orig.keys[j1]
-    starts = [int(p) for p in orig.at_id.get(orig.ids.get(first, -1), ()) if lo <= p < hi]
+    starts = _between(orig, j0, lo, hi)
     if i1 == i0:
         return starts
-    ends = orig.at_id.get(orig.ids.get(last, -1), ())
+    ends = orig.at_id.get(orig.ids.get(orig.keys[j1], -1), ())
     return [p for p in starts if any(p < q < min(hi, p + (i1 - i0) + LOOSE + 1) for q in ends)]
+
+
+def _between(orig: Original, j: int, lo: int, hi: int) -> list[int]:
+    """The file lines in [lo, hi) that read as line j does."""
+    return [int(p) for p in orig.at_id.get(orig.ids.get(orig.keys[j], -1), ()) if lo <= p < hi]
 
 
 def _insert(ops: list[Op], i0: int, i1: int, sketch: Sketch, gap: tuple[int, int], orig: Original) -> list[Op]:
@@ -201,7 +205,7 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         hi = next((op.o for op in ops[b:] if op.kind in (Kind.MATCH, Kind.DROP)), len(orig.lines))
         # (a line that says little, `try:`, still says where when the file has it once between the stretches around)
         shown = [(op.s, op.o) for op in seg if op.kind is Kind.MATCH and orig.keys[op.o]
-                 and (reward(orig, orig.keys[op.o]) > 0 or _once_between(orig, op.o, lo, hi))]
+                 and (reward(orig, orig.keys[op.o]) > 0 or _between(orig, op.o, lo, hi) == [op.o])]
         if any(reward(orig, orig.keys[j]) >= MATCH for _, j in shown) or _sure_edit(seg, orig, sketch, renamed, pairs) \
                 or any(op.kind is Kind.MATCH and closers.get(op.s) == op.o for op in seg):
             _check_trailing_edits(seg, orig, sketch, st, renamed, pairs, closers)
@@ -267,11 +271,6 @@ def place(ops: list[Op], orig: Original, sketch: Sketch, indent: Callable[[str],
         ops = options[pick]
         at = _sketch_ops(ops)
     return ops
-
-
-def _once_between(orig: Original, j: int, lo: int, hi: int) -> bool:
-    """Does the file have line j's text nowhere else in [lo, hi)?"""
-    return [p for p in orig.at_id.get(orig.ids.get(orig.keys[j], -1), ()) if lo <= p < hi] == [j]
 
 
 def _import_run(orig: Original) -> list[int]:
