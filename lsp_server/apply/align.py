@@ -322,9 +322,16 @@ def import_parts(key: str) -> tuple[str, frozenset[str]] | None:
     return None
 
 
+GO_GROUP, GO_SINGLE = "import (", re.compile(r'^import\s+(?:[\w.]+\s+)?"[^"]+"$')
+
+
 def _same_import(orig: Original, key: str) -> set[int]:
     """The file's import lines from the same place whose names the new line's names hold, or hold
-    all of (a name added to or removed from an import is an edit of it, not a second import)."""
+    all of (a name added to or removed from an import is an edit of it, not a second import); for
+    Go's `import (`, the file's one-line imports (`import "fmt"`), which a group replaces when an
+    import is added to them."""
+    if key == GO_GROUP:
+        return {j for j, k in enumerate(orig.keys) if k.startswith("import") and GO_SINGLE.match(k)}
     parts = import_parts(key)
     if parts is None or not parts[1]:
         return set()

@@ -7,7 +7,7 @@ row is a change of CONTRACT_VERSION.
 """
 from __future__ import annotations
 
-CONTRACT_VERSION = 4  # 2: doc_comment_rewritten; 3: imports with names added or removed are edits; 4: weak anchors whose edits fit one place, the second reading of new definitions and comments, comment-only bodies
+CONTRACT_VERSION = 5  # 2: doc_comment_rewritten; 3: imports with names added or removed are edits; 4: weak anchors whose edits fit one place, the second reading of new definitions and comments, comment-only bodies; 5: Go's `import (` edits a one-line import
 
 # (row, what the sketch shows, what it means)
 ROWS: tuple[tuple[str, str, str], ...] = (
@@ -38,7 +38,7 @@ ROWS: tuple[tuple[str, str, str], ...] = (
      "marker indented inside the block)"),
     ("alike_line_edited", "a new line where the file has an alike line (same statement head, or nearly the same "
      "text at the same depth, or one name renamed, or the same line without its trailing comment, or an import "
-     "from the same place with names added or removed); a new `return` or `raise` right before a kept one of the "
+     "from the same place with names added or removed, or Go's `import (` for a one-line import); a new `return` or `raise` right before a kept one of the "
      "same head", "an edit of that line (of several alike lines, the one between the stretches around it)"),
     ("doc_comment_rewritten", "after a marker, new comment lines right above a definition it shows, where the file's "
      "comment above that definition says much the same (half of its words)",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from lsp_server.apply.contract import prompt_text
 
-PROMPT_VERSION = 5  # 2: the sketch contract's table (apply/contract.py) follows the sketch rules; 3: contract v2; 4: v3; 5: v4
+PROMPT_VERSION = 6  # 2: the sketch contract's table (apply/contract.py) follows the sketch rules; 3: contract v2; 4: v3; 5: v4; 6: v5
 CHARS_PER_TOKEN = 3.5  # conservative for code; the budget is a guard, not an exact count
 
 SYSTEM = """You are the planning half of Tandem, a code editing assistant. You decide what to \

@@ -244,6 +244,10 @@ CASES = [
     ("alike_line_edited", "m.js", "import fs from 'fs';\nimport { a, b } from './x';\n\nconst y = a();\n",
      "import fs from 'fs';\nimport { a } from './x';\n// ... existing code ...\n",
      "import fs from 'fs';\nimport { a } from './x';\n\nconst y = a();\n"),
+    # ... Go's import group for a one-line import, when an import is added to it
+    ("alike_line_edited", "m.go", 'package m\n\nimport "strconv"\n\nfunc f(s string) int {\n\tv, _ := strconv.Atoi(s)\n\treturn v\n}\n',
+     'package m\n\nimport (\n\t"fmt"\n\t"strconv"\n)\n\n// ... existing code ...\n',
+     'package m\n\nimport (\n\t"fmt"\n\t"strconv"\n)\n\nfunc f(s string) int {\n\tv, _ := strconv.Atoi(s)\n\treturn v\n}\n'),
     # ... a new `return` right before a kept `return` of the same head (code after it would never run)
     ("alike_line_edited", "m.py", "def f(a):\n    return g(a, 1)\n\n\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, None)\n",
      "# ... existing code ...\ndef h(a, b):\n    if b:\n        a += 1\n    return g(a, 1)\n# ... existing code ...\n",
@@ -554,8 +558,8 @@ CASES = [
     # 19b. an import the result would have twice: refused
     ("import_repeated", "m.py", "import os\nfrom a import b\n\n\nx = b()\n",
      "import os\nfrom a import (\n    b,\n    c,\n)\n# ... existing code ...\n", "twice"),
-    ("import_repeated", "m.go", 'package p\n\nimport "strconv"\n\nfunc f() int {\n\treturn 1\n}\n',
-     'package p\n\nimport (\n\t"fmt"\n\t"strconv"\n)\n\n// ... existing code ...\n', "twice"),
+    ("import_repeated", "m.go", 'package p\n\nimport (\n\t"fmt"\n\t"strconv"\n)\n\nfunc f() int {\n\treturn 1\n}\n',
+     'package p\n\nimport "strconv"\n\n// ... existing code ...\n', "twice"),
     # 14b. new comment lines above a shown definition that say what the file's comment there said: rewritten
     ("doc_comment_rewritten", "m.py", "x = 1\n\n\n# Scale the value by the factor\ndef scale(v):\n    return v * 2\n",
      "# ... existing code ...\n# Scale the value by the given factor (2 by default)\ndef scale(v, factor=2):\n    return v * factor\n",
