@@ -4,6 +4,7 @@ strings; nothing of Tandem's is imported here."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # A class member of JavaScript/TypeScript that opens its body on its own line: `cleanup() {`,
 # `private async load(id: string): Promise<T> {`, `get size() {`. No keyword names it, so the
@@ -50,6 +51,7 @@ def _impl_name(line: str) -> str | None:
     return name or None
 
 
+@lru_cache(maxsize=16384)  # (asked of every line of a file by several passes of an expansion)
 def definition_name(line: str) -> str | None:
     """The name a definition line (stripped) defines; None for any other line."""
     if IMPL.match(line):

@@ -126,6 +126,11 @@ class Original:
         return self.alike_cache[key]
 
     @cached_property
+    def definitions(self) -> list[tuple[int, str | None]]:
+        """(line, name) of the file's definition lines (an `impl` block aside: nothing names it)."""
+        return [(j, definition_name(k)) for j, k in enumerate(self.keys) if k and DEFINITION.match(k) and not IMPL.match(k)]
+
+    @cached_property
     def words(self) -> list[frozenset[str]]:
         """Per line, the names on it."""
         return [frozenset(WORD.findall(k)) for k in self.keys]
@@ -150,9 +155,15 @@ class Original:
 
 def _per_expansion(f):
     """f(orig, *args), answered once per expansion (in orig.alike_cache)."""
+    name = f.__name__
+
     @wraps(f)
     def memoised(orig: Original, *args):
-        return orig.memo((f.__name__, *args), lambda: f(orig, *args))
+        key = (name, *args)
+        found = orig.alike_cache.get(key, orig)  # (orig: no answer yet; None may be one)
+        if found is orig:
+            found = orig.alike_cache[key] = f(orig, *args)
+        return found
     return memoised
 
 
@@ -284,12 +295,12 @@ def alike_lines(orig: Original, line: str, renamed: frozenset[str]) -> np.ndarra
         # (an import next to another is a new import; a definition of another name, a new one)
         depth = len(indent_of(line))
         words = set(WORD.findall(key))
-        near = _sharing_rarest(orig, words, 2)
+        near = np.fromiter(_sharing_rarest(orig, words, 2), dtype=np.int64)
         renames_here = bool(words & renamed)
         sm = None  # (the new line's index for difflib: built once, when a line of the file needs it)
-        for j in near:
+        for j in near[orig.indent[near] == depth].tolist():
             old = orig.keys[j]
-            if j in out or orig.indent[j] != depth or len(words & orig.words[j]) * 2 < len(words):
+            if j in out or len(words & orig.words[j]) * 2 < len(words):
                 continue
             if len(old) >= 3 and key.startswith(old) or renames_here and renamed_as(orig, old, key, renamed) is not None:
                 out.add(j)
@@ -380,6 +391,8 @@ def renamed_as(orig: Original, old: str, new: str, renamed: frozenset[str]) -> t
 def renamed_all(orig: Original, old: str, new: str, renamed: frozenset[str]) -> frozenset[tuple[str, str]]:
     """The same tokens but names, each replaced everywhere on the line by a name the sketch renames to
     (`class Root extends SubTree` → `class TrickleRoot extends TrickleSubTree`): the (old name, new name) pairs, else none."""
+    if renamed.isdisjoint(orig.tokens(new)):
+        return frozenset()  # (the same answer, without comparing the lines: no new name is on the line)
     pairs = token_changes(orig, old, new)
     return pairs if all(y in renamed for _, y in pairs) else frozenset()
 
@@ -616,9 +629,9 @@ def _protected(orig: Original, sketch: Sketch) -> np.ndarray:
     words -= {m.group(1) for x in written if (m := ASSIGNED.match(x))}  # (or defined anew)
     shown = set(written)
     out = np.zeros(len(orig.keys), dtype=bool)
-    for j, key in enumerate(orig.keys):
-        if key and key not in shown and DEFINITION.match(key) and not IMPL.match(key):  # (an impl block is named by nothing)
-            out[j] = definition_name(key) in words
+    for j, name in orig.definitions:
+        if orig.keys[j] not in shown:
+            out[j] = name in words
     return out
 
 

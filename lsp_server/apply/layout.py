@@ -105,8 +105,8 @@ def definition_spacing(ops: list[Op], orig: Original, sketch: Sketch, indent: Ca
             out.append(op)
             continue
         key = line.strip()
-        depth = len(indent_of(line))
         spaced = False  # does the line get the file's usual blank lines before it?
+        depth = len(indent_of(line)) if key and {op.kind, prev_kind} == {Kind.NEW, Kind.COVER} else 0
         # (a definition's first line edited in place keeps the blank lines the old one had)
         if key and op.kind is Kind.NEW and prev_kind is Kind.COVER and not (k and replaces(ops, k - 1)):
             starts = (DEFINITION.match(key) or key.startswith("@")) and len(indent_of(prev_line)) >= depth

@@ -243,7 +243,9 @@ def no_definition_repeated(d: Draft) -> str | None:
         depth = len(line) - len(line.lstrip())
         for w in [w for w in last if w > depth]:
             del last[w]
-        name = definition_name(key) if not key.endswith(";") and not _decorated(lines, i) and not IMPL.match(key) else None
+        name = definition_name(key) if not key.endswith(";") else None
+        if name is not None and (_decorated(lines, i) or IMPL.match(key)):
+            name = None
         if name is None:
             if not (key[0] in "}])" and is_trivial(key)):  # (a body's closing bracket ends nothing between)
                 last.pop(depth, None)
