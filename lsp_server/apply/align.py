@@ -342,7 +342,7 @@ def _same_import(orig: Original, key: str) -> set[int]:
     Go's `import (`, the file's one-line imports (`import "fmt"`), which a group replaces when an
     import is added to them."""
     if key == GO_GROUP:
-        return {j for j, k in enumerate(orig.keys) if k.startswith("import") and GO_SINGLE.match(k)}
+        return {j for j, k in enumerate(orig.keys) if GO_SINGLE.match(k)}
     parts = import_parts(key)
     if parts is None or not parts[1]:
         return set()
